@@ -1,0 +1,30 @@
+# Two commands on a fresh machine:  `make demo`  and  `make test`  (see README).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: install demo test lint
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+
+# torch first, pinned to the CPU build on local disk, so that the rl extra's range `torch>=2.2`
+# is already satisfied and pip does not fetch a multi-GB CUDA build.
+$(VENV)/.installed: pyproject.toml | $(BIN)/activate
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[rl,dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(BIN)/schedenv leaderboard --suite quick --out runs/quick
+
+test: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/pytest -n 2 -q
+
+lint: install
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy

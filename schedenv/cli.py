@@ -1,0 +1,149 @@
+"""The ``schedenv`` command: list what exists, evaluate contenders, reproduce the papers' figures.
+
+    schedenv list
+    schedenv evaluate --env schedenv/Malleable-v0 --env-kwargs '{"n_jobs": 8}' --episodes 20
+    schedenv reproduce --list
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+
+import baselines
+import schedenv
+from schedenv.evaluation import EvaluationResult, evaluate
+from schedenv.reproduce import available_figures, run_figure
+from schedenv.validation import suggest
+from schedenv.workloads import from_spec
+
+
+def parse_env_kwargs(text: str | None) -> dict[str, Any]:
+    """Env kwargs from JSON; a value like ``{"type": "Pareto", "alpha": 1.5}`` becomes the object."""
+    if not text:
+        return {}
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"--env-kwargs is not valid JSON: {error}") from error
+    if not isinstance(raw, dict):
+        raise SystemExit(f"--env-kwargs must be a JSON object, got {type(raw).__name__}")
+    return {key: from_spec(value) for key, value in raw.items()}
+
+
+def check_env_id(env_id: str) -> str:
+    """``env_id`` if registered, else exit naming the near matches."""
+    if env_id not in gym.registry:
+        raise SystemExit(f"unknown env id {env_id!r}{suggest(env_id, schedenv.ENV_IDS)}; known: {list(schedenv.ENV_IDS)}")
+    return env_id
+
+
+def objective_metric(env_id: str, env_kwargs: dict[str, Any]) -> str:
+    """The metric that the env's reward accrues (what a table should rank by)."""
+    env = gym.make(env_id, **env_kwargs)
+    objective = str(getattr(env.unwrapped, "objective", "response_time"))
+    env.close()
+    return {"flow_time": "mean_response_time", "response_time": "mean_response_time"}.get(
+        objective, f"mean_{objective}"
+    )
+
+
+def _list(_: argparse.Namespace) -> int:
+    for env_id in schedenv.ENV_IDS:
+        reference = baselines.reference(env_id)
+        names = ", ".join(f"{n}*" if n == reference else n for n in baselines.available(env_id))
+        print(f"{env_id}\n  baselines (* = paper policy): {names}")
+    print("reproductions:", ", ".join(available_figures()) or "none")
+    return 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    env_id = check_env_id(args.env)
+    env_kwargs = parse_env_kwargs(args.env_kwargs)
+    reference = baselines.reference(env_id)
+    names = args.contenders.split(",") if args.contenders else baselines.available(env_id)
+    names = [reference] + [n for n in names if n != reference]
+    seeds = range(args.seed, args.seed + args.episodes)
+    metric = args.metric or objective_metric(env_id, env_kwargs)
+    results = {name: evaluate(env_id, name, seeds, keep_records=False, **env_kwargs) for name in names}
+    rows = _rows(results, reference, metric)
+    print(f"{env_id}  {json.dumps(args.env_kwargs and json.loads(args.env_kwargs))}  seeds {list(seeds)[0]}..{list(seeds)[-1]}")
+    print(f"{'contender':<16} {metric + ' (mean ± 95%)':>34} {'ratio to ' + reference:>20}")
+    for row in rows:
+        print(f"{row['contender']:<16} {row['mean']:>20.6g} ± {row['ci95']:<11.3g} {row['ratio']:>20.4f}")
+    if args.json:
+        print(json.dumps({"env_id": env_id, "metric": metric, "reference": reference, "rows": rows}))
+    return 0
+
+
+def _rows(results: dict[str, EvaluationResult], reference: str, metric: str) -> list[dict[str, Any]]:
+    base = results[reference]
+    rows = []
+    for name, result in results.items():
+        interval = result.summary[metric]
+        rows.append(
+            {
+                "contender": name,
+                "env_id": result.env_id,
+                "mean": interval.mean,
+                "ci95": interval.ci95,
+                "reference": reference,
+                "reference_mean": base.summary[metric].mean,
+                "ratio": result.compare(base, metric).ratio,
+            }
+        )
+    return rows
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    if args.list or not args.figure:
+        for name, description in available_figures().items():
+            print(f"{name:<24} {description}")
+        return 0
+    extra = ["--quick"] if args.quick else []
+    return run_figure(args.figure, extra + ["--out", args.out])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``schedenv`` command."""
+    parser = argparse.ArgumentParser(prog="schedenv", description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    commands.add_parser("list", help="env ids, baselines per env, reproductions").set_defaults(run=_list)
+
+    ev = commands.add_parser("evaluate", help="evaluate contenders on fixed seeds against the paper policy")
+    ev.add_argument("--env", required=True, help="env id, e.g. schedenv/Malleable-v0")
+    ev.add_argument("--env-kwargs", default=None, help='JSON, e.g. \'{"n_jobs": 8, "speedup": 0.5}\'')
+    ev.add_argument("--contenders", default=None, help="comma-separated baseline names (default: all for the env)")
+    ev.add_argument("--episodes", type=int, default=10, help="number of seeds (episodes) per contender")
+    ev.add_argument("--seed", type=int, default=0, help="first seed; seeds are seed .. seed + episodes - 1")
+    ev.add_argument("--metric", default=None, help="metric to report (default: the env's objective)")
+    ev.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    ev.set_defaults(run=_evaluate)
+
+    rep = commands.add_parser("reproduce", help="run a paper-figure reproduction script")
+    rep.add_argument("figure", nargs="?", help="figure name (see --list)")
+    rep.add_argument("--list", action="store_true", help="list the reproductions")
+    rep.add_argument("--quick", action="store_true", help="a small version that runs in about a minute")
+    rep.add_argument("--out", default="benchmarks/results", help="output folder")
+    rep.set_defaults(run=_reproduce)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``schedenv`` command."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except ValueError as error:
+        print(f"schedenv: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,357 @@
+"""Gymnasium adapter for malleable parallel jobs (heSRPT paper), env id ``schedenv/Malleable-v0``.
+
+Provenance: the model of Berg, Vesilo and Harchol-Balter, "heSRPT: Parallel scheduling to
+minimize mean slowdown", Performance Evaluation 144 (2020), §2 (offline) and §5.3 (online).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from schedenv.malleable.render import render_allocation, render_text
+from schedenv.malleable.sim import MalleableParams, MalleableState, advance, initial_state, is_done
+from schedenv.records import JobRecord, basic_metrics
+from schedenv.validation import check_choice, check_int, check_positive, check_positive_array
+from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup
+
+SLOT_FEATURES = 3
+"""Per-slot features: valid, log1p(remaining / scale), log1p(size / scale)."""
+GLOBAL_FEATURES = 3
+"""Summary features: log1p(jobs in system), log1p(jobs outside the window), log1p(their work / scale)."""
+
+
+class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
+    """Allocate N servers among malleable jobs to minimise mean slowdown or mean flow time.
+
+    ## Description
+    N identical servers are continuously divisible among the jobs present. A job of size x
+    holding the fraction theta of the servers is served at rate s(theta N), with a concave speedup
+    s (default s(k) = k^p); its allocation may change at any arrival or departure. With all jobs
+    present at t = 0 (``mode="offline"``) the optimal policy is heSRPT (Theorem 5); with Poisson
+    arrivals (``mode="online"``) Adaptive-heSRPT recomputes it at every epoch (§5.3).
+    Decision epochs are arrivals and departures; the env jumps from one to the next.
+
+    ## Action Space
+    ``Box(0, 1, (max_jobs + 1,), float32)``: a nonnegative weight per window slot and, last, one
+    weight for the group of jobs outside the window. The env normalises the weights of the
+    occupied slots (and of the group, when it is not empty) into fractions theta that sum to 1; the
+    group's fraction is split equally among its jobs. Weights of empty slots are ignored. If every
+    counted weight is 0, the servers are split equally among all jobs present (EQUI). NaN, inf,
+    values outside [0, 1] or a wrong shape raise ``ValueError`` and leave the state unchanged.
+    The allocation is work-conserving by construction: for a concave s, idle servers never help.
+
+    ## Observation Space
+    ``Box(float32)`` of length ``3 * max_jobs + 3``. Slots are ordered by least remaining size
+    first (ties by arrival); slot i occupies entries ``3i .. 3i+2``. ``scale`` is the mean size of
+    the workload (its median when the mean is infinite, as for Pareto alpha <= 1).
+
+    | index            | meaning                                        | min | max |
+    |------------------|------------------------------------------------|-----|-----|
+    | 3i               | slot i holds a job (1) or is padding (0)       | 0   | 1   |
+    | 3i + 1           | log1p(remaining size / scale)                  | 0   | inf |
+    | 3i + 2           | log1p(original size / scale)                   | 0   | inf |
+    | 3K               | log1p(jobs in system)                          | 0   | inf |
+    | 3K + 1           | log1p(jobs outside the window)                 | 0   | inf |
+    | 3K + 2           | log1p(remaining work outside the window/scale) | 0   | inf |
+
+    ## Rewards
+    Minus the objective accrued since the last step: the integral over the step of the sum of
+    the present jobs' weights, w_i = 1 for ``"flow_time"`` and w_i = s(N) / x_i for
+    ``"slowdown"`` (Corollary 1). The undiscounted return is exactly minus the episode's total
+    flow time, or total slowdown sum_i T_i / (x_i / s(N)).
+
+    ## Starting State
+    Offline: the jobs of ``jobs``, or ``n_jobs`` sizes drawn from ``size_dist``, all at t = 0.
+    Online: ``n_arrivals`` Poisson arrivals at rate lambda = load * s(N) / E[X] (so load is
+    rho = lambda E[X] / s(N), the work brought per unit time relative to one job's full rate);
+    the episode starts at the first arrival. The workload is drawn at ``reset`` from the seed, so
+    every contender sees the same jobs for the same seed.
+
+    ## Episode End
+    Terminates when every job has arrived and completed. Never truncates by itself; wrap it in
+    ``TimeLimit`` to cut episodes (``evaluate`` refuses truncated episodes).
+
+    ## Information
+    Every step: ``time``, ``n_jobs`` (in system), ``n_outside`` (jobs outside the window),
+    ``completed`` (a ``JobRecord`` per job finished during the step: job_id, arrival, size,
+    completion, slowdown). At the end, ``episode_metrics``: mean_response_time (mean flow time),
+    mean_slowdown, total_flow_time, total_slowdown, makespan, n_completed, overflow_fraction (the
+    fraction of decision epochs with jobs outside the window).
+
+    ## Arguments
+
+    | argument     | default              | meaning                                                   |
+    |--------------|----------------------|-----------------------------------------------------------|
+    | mode         | "offline"            | "offline" (jobs at t = 0) or "online" (Poisson arrivals)  |
+    | jobs         | None                 | explicit sizes (offline) or (arrival, size) pairs          |
+    | n_jobs       | 8                    | offline job count when ``jobs`` is None                    |
+    | size_dist    | Pareto(alpha=1.5)    | size distribution (a ``Distribution``)                     |
+    | load         | 0.8                  | online load rho = lambda E[X] / s(N)                       |
+    | n_arrivals   | 1000                 | online arrivals per episode                                |
+    | n_servers    | 1000.0               | N (a float: servers are divisible)                         |
+    | speedup      | 0.5                  | p for s(k) = k^p, or a ``Speedup`` / callable              |
+    | objective    | "slowdown"           | "slowdown" or "flow_time"                                  |
+    | max_jobs     | 16                   | window size K                                              |
+    | render_mode  | None                 | "ansi" or "rgb_array"                                      |
+
+    >>> import gymnasium as gym, schedenv
+    >>> env = gym.make("schedenv/Malleable-v0", jobs=[1.0, 1.0], n_servers=10.0, speedup=0.5,
+    ...                objective="flow_time")
+    >>> obs, info = env.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+
+    ## References
+    B. Berg, R. Vesilo, M. Harchol-Balter. heSRPT: Parallel scheduling to minimize mean slowdown.
+    Performance Evaluation 144 (2020) 102147.
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        mode: str = "offline",
+        jobs: Any = None,
+        n_jobs: int = 8,
+        size_dist: Distribution | None = None,
+        load: float = 0.8,
+        n_arrivals: int = 1000,
+        n_servers: float = 1000.0,
+        speedup: float | Speedup | Any = 0.5,
+        objective: str = "slowdown",
+        max_jobs: int = 16,
+        render_mode: str | None = None,
+    ) -> None:
+        self.mode = check_choice("mode", mode, ("offline", "online"))
+        self.objective = check_choice("objective", objective, ("slowdown", "flow_time"))
+        self.n_servers = check_positive("n_servers", n_servers)
+        self.speedup = as_speedup(speedup, max_servers=self.n_servers)
+        self.max_jobs = check_int("max_jobs", max_jobs)
+        self.render_mode = None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
+        if size_dist is not None and not isinstance(size_dist, Distribution):
+            raise ValueError(f"size_dist={size_dist!r} is not allowed; it must be a schedenv.workloads.Distribution")
+        self.size_dist = size_dist if size_dist is not None else Pareto(alpha=1.5)
+        self.jobs = _parse_jobs(jobs, self.mode)
+        self.n_jobs = check_int("n_jobs", n_jobs)
+        self.n_arrivals = check_int("n_arrivals", n_arrivals)
+        self.load = check_positive("load", load)
+        self.arrival_process: PoissonArrivals | None = None
+        if self.mode == "online" and self.jobs is None:
+            self.arrival_process = self._online_arrivals()
+        self.scale = _size_scale(self.size_dist, self.jobs)
+
+        length = SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES
+        high = np.full(length, np.inf, dtype=np.float32)
+        high[0 : SLOT_FEATURES * self.max_jobs : SLOT_FEATURES] = 1.0
+        self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
+        self.action_space = spaces.Box(0.0, 1.0, (self.max_jobs + 1,), dtype=np.float32)
+
+        self._params: MalleableParams | None = None
+        self._state: MalleableState | None = None
+        self.window = np.empty(0, dtype=np.int64)
+        self._records: list[JobRecord] = []
+        self._epochs = 0
+        self._overflow_epochs = 0
+        self._history: list[tuple[float, float, np.ndarray, np.ndarray]] = []
+
+    def _online_arrivals(self) -> PoissonArrivals:
+        mean = self.size_dist.mean
+        if not math.isfinite(mean):
+            raise ValueError(
+                f"size_dist={self.size_dist!r} has an infinite mean, so load={self.load!r} is undefined in online mode; "
+                "use a size distribution with a finite mean (e.g. Pareto alpha > 1)"
+            )
+        if self.load >= 1:
+            if isinstance(self.speedup, Power) and self.speedup.p == 1.0:
+                raise ValueError(
+                    f"load={self.load!r} is not allowed with linear speedup (p = 1): every policy is unstable; use load < 1"
+                )
+            warnings.warn(
+                f"load={self.load!r} >= 1: policies that give all servers to one job (SRPT, RS) are unstable; only "
+                "policies that spread servers (EQUI, heSRPT) can keep up. Use load < 1 to compare all policies.",
+                stacklevel=3,
+            )
+        return PoissonArrivals.for_load(self.load, mean, float(self.speedup(self.n_servers)))
+
+    # ----------------------------------------------------------------- Gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        arrival_times, sizes = self._draw_workload()
+        self._params = MalleableParams(self.n_servers, self.speedup, self.objective, arrival_times, sizes)
+        self._state = initial_state(self._params)
+        self._records, self._epochs, self._overflow_epochs, self._history = [], 0, 0, []
+        self._refresh_window()
+        return self._observation(), self._info([])
+
+    def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if self._state is None or self._params is None:
+            raise RuntimeError("call reset() before step()")
+        if is_done(self._params, self._state):
+            raise RuntimeError("the episode has ended; call reset()")
+        theta = self.allocation_from_action(action)
+        before = self._state
+        self._state, outcome = advance(self._params, before, theta)
+        if self.render_mode == "rgb_array":
+            self._history.append((before.time, self._state.time, before.job_id, theta))
+        self._records.extend(outcome.completed)
+        self._epochs += 1
+        self._refresh_window()
+        terminated = is_done(self._params, self._state)
+        info = self._info(outcome.completed)
+        if terminated:
+            info["episode_metrics"] = self._episode_metrics()
+        return self._observation(), -outcome.accrued_objective, terminated, False, info
+
+    def render(self) -> Any:
+        if self.render_mode is None or self._state is None:
+            return None
+        if self.render_mode == "ansi":
+            return render_text(self._state, self.window, self.n_servers)
+        return render_allocation(self._history, self._state.time)
+
+    # ----------------------------------------------------------------- for baselines and agents
+    @property
+    def state(self) -> MalleableState:
+        """The simulator state (read-only arrays of the jobs present, in arrival order)."""
+        if self._state is None:
+            raise RuntimeError("call reset() first")
+        return self._state
+
+    @property
+    def params(self) -> MalleableParams:
+        """The episode's fixed parameters (servers, speedup, objective, job stream)."""
+        if self._params is None:
+            raise RuntimeError("call reset() first")
+        return self._params
+
+    def action_from_allocation(self, theta: np.ndarray) -> np.ndarray:
+        """The action that makes the env apply ``theta`` (one fraction per job in ``state`` order).
+
+        Exact when no job is outside the window; otherwise the group gets the sum of its jobs'
+        fractions, which the env then splits equally among them.
+        """
+        state = self.state
+        theta = np.asarray(theta, dtype=np.float64)
+        if theta.shape != (state.n_jobs,):
+            raise ValueError(f"theta has shape {theta.shape}; expected ({state.n_jobs},), one entry per job present")
+        action = np.zeros(self.max_jobs + 1, dtype=np.float32)
+        total = theta.sum()
+        if total <= 0:
+            return action
+        scaled = theta / total
+        action[: self.window.size] = scaled[self.window]
+        action[-1] = scaled.sum() - scaled[self.window].sum() if state.n_jobs > self.window.size else 0.0
+        return action
+
+    def allocation_from_action(self, action: Any) -> np.ndarray:
+        """Validate ``action`` and turn it into fractions theta aligned with ``state`` (see Action Space)."""
+        weights = np.asarray(action, dtype=np.float64)
+        if weights.shape != (self.max_jobs + 1,):
+            raise ValueError(f"action has shape {weights.shape}; expected ({self.max_jobs + 1},)")
+        if not np.isfinite(weights).all():
+            raise ValueError(f"action contains NaN or inf: {weights.tolist()}")
+        if weights.min() < 0.0 or weights.max() > 1.0:
+            raise ValueError(f"action entries must lie in [0, 1]; got min {weights.min()!r}, max {weights.max()!r}")
+        state = self.state
+        n_window = self.window.size
+        n_outside = state.n_jobs - n_window
+        theta = np.empty(state.n_jobs)
+        theta[self.window] = weights[:n_window]
+        if n_outside:
+            outside = np.ones(state.n_jobs, dtype=bool)
+            outside[self.window] = False
+            theta[outside] = weights[-1] / n_outside
+        total = theta.sum()
+        if total <= 0.0:
+            return np.full(state.n_jobs, 1.0 / state.n_jobs)
+        return theta / total
+
+    # ----------------------------------------------------------------- internals
+    def _draw_workload(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.jobs is not None:
+            return self.jobs
+        if self.mode == "offline":
+            sizes = np.asarray(self.size_dist.sample(self.np_random, self.n_jobs), dtype=np.float64)
+            return np.zeros(self.n_jobs), sizes
+        assert self.arrival_process is not None
+        gaps = self.arrival_process.interarrival_times(self.np_random, self.n_arrivals)
+        sizes = np.asarray(self.size_dist.sample(self.np_random, self.n_arrivals), dtype=np.float64)
+        return np.cumsum(gaps), sizes
+
+    def _refresh_window(self) -> None:
+        state = self.state
+        order = np.argsort(state.remaining, kind="stable")
+        self.window = order[: self.max_jobs]
+        if state.n_jobs:
+            self._overflow_epochs += state.n_jobs > self.max_jobs
+
+    def _observation(self) -> np.ndarray:
+        state = self.state
+        k = self.window.size
+        obs = np.zeros(SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES, dtype=np.float32)
+        slots = obs[: SLOT_FEATURES * self.max_jobs].reshape(self.max_jobs, SLOT_FEATURES)
+        slots[:k, 0] = 1.0
+        slots[:k, 1] = np.log1p(state.remaining[self.window] / self.scale)
+        slots[:k, 2] = np.log1p(state.size[self.window] / self.scale)
+        n_outside = state.n_jobs - k
+        outside_work = float(state.remaining.sum() - state.remaining[self.window].sum()) if n_outside else 0.0
+        obs[-3] = math.log1p(state.n_jobs)
+        obs[-2] = math.log1p(n_outside)
+        obs[-1] = math.log1p(max(outside_work, 0.0) / self.scale)
+        return obs
+
+    def _info(self, completed: list[JobRecord]) -> dict[str, Any]:
+        state = self.state
+        return {
+            "time": state.time,
+            "n_jobs": state.n_jobs,
+            "n_outside": state.n_jobs - self.window.size,
+            "completed": completed,
+        }
+
+    def _episode_metrics(self) -> dict[str, float]:
+        metrics = basic_metrics(self._records)
+        n = metrics["n_completed"]
+        metrics["total_flow_time"] = metrics["mean_response_time"] * n
+        metrics["total_slowdown"] = metrics["mean_slowdown"] * n
+        metrics["makespan"] = self.state.time
+        metrics["overflow_fraction"] = self._overflow_epochs / max(self._epochs, 1)
+        return metrics
+
+
+def _parse_jobs(jobs: Any, mode: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """Explicit jobs: sizes (offline, all at t = 0) or (arrival, size) pairs (either mode)."""
+    if jobs is None:
+        return None
+    array = np.asarray(jobs, dtype=np.float64)
+    if array.ndim == 1:
+        sizes = check_positive_array("jobs", array)
+        return np.zeros(sizes.size), sizes
+    if array.ndim == 2 and array.shape[1] == 2 and array.shape[0] > 0:
+        arrivals, sizes = array[:, 0], check_positive_array("jobs[:, 1] (sizes)", array[:, 1])
+        if not (np.isfinite(arrivals).all() and (arrivals >= 0).all() and (np.diff(arrivals) >= 0).all()):
+            raise ValueError("jobs[:, 0] (arrival times) must be finite, >= 0 and nondecreasing")
+        if mode == "offline" and arrivals.any():
+            raise ValueError("mode='offline' needs every arrival time to be 0; use mode='online' for later arrivals")
+        return arrivals.copy(), sizes
+    raise ValueError(
+        f"jobs with shape {array.shape} is not allowed; give a list of sizes or a list of (arrival, size) pairs"
+    )
+
+
+def _size_scale(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarray] | None) -> float:
+    """The size unit of the observation: the mean size (the median if the mean is infinite)."""
+    if jobs is not None:
+        return float(jobs[1].mean())
+    mean = size_dist.mean
+    if math.isfinite(mean):
+        return float(mean)
+    return float(np.median(size_dist.sample(np.random.default_rng(0), 4097)))

@@ -1,0 +1,46 @@
+"""Discovery of the paper-figure scripts in ``benchmarks/reproduce/`` (one script per figure).
+
+Each script defines ``FIGURE``, ``DESCRIPTION`` and ``main(argv) -> int``; this module finds them
+from a source checkout (they are benchmarks, not part of the installed package).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+from pathlib import Path
+
+REPRODUCE_DIR = Path(__file__).resolve().parent.parent / "benchmarks" / "reproduce"
+
+
+def _scripts() -> dict[str, tuple[Path, str]]:
+    found: dict[str, tuple[Path, str]] = {}
+    for path in sorted(REPRODUCE_DIR.glob("*.py")) if REPRODUCE_DIR.is_dir() else []:
+        values = {}
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                if node.targets[0].id in ("FIGURE", "DESCRIPTION") and isinstance(node.value, ast.Constant):
+                    values[node.targets[0].id] = str(node.value.value)
+        if "FIGURE" in values:
+            found[values["FIGURE"]] = (path, values.get("DESCRIPTION", ""))
+    return found
+
+
+def available_figures() -> dict[str, str]:
+    """Figure name -> the paper claim its script checks."""
+    return {name: description for name, (_, description) in _scripts().items()}
+
+
+def run_figure(figure: str, argv: list[str]) -> int:
+    """Run the script of ``figure`` with ``argv``; unknown names suggest near matches."""
+    from schedenv.validation import suggest
+
+    scripts = _scripts()
+    if figure not in scripts:
+        raise ValueError(f"unknown figure {figure!r}{suggest(figure, scripts)}; known: {sorted(scripts)}")
+    path = scripts[figure][0]
+    spec = importlib.util.spec_from_file_location(f"reproduce_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return int(module.main(argv))

@@ -1,0 +1,87 @@
+"""Argument checks shared by every family (DESIGN §8: bad configuration fails at construction).
+
+Every error names the parameter, the offending value and what is allowed, so that a user who
+mistypes an argument learns the fix from the message alone.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+
+def suggest(value: str, choices: Iterable[str]) -> str:
+    """A ``did you mean ...?`` suffix naming the nearest of ``choices``, or ``""``."""
+    close = difflib.get_close_matches(value, list(choices), n=3, cutoff=0.5)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def check_choice(name: str, value: Any, allowed: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``allowed``, else raise naming the near matches."""
+    if not isinstance(value, str) or value not in allowed:
+        hint = suggest(value, allowed) if isinstance(value, str) else ""
+        raise ValueError(f"{name}={value!r} is not allowed; choose one of {list(allowed)}{hint}")
+    return value
+
+
+def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float if it is a finite (or, if allowed, infinite) number > 0."""
+    number = _as_real(name, value)
+    if not number > 0 or (math.isinf(number) and not allow_inf):
+        allowed = "a positive number" + (" or inf" if allow_inf else " (finite)")
+        raise ValueError(f"{name}={value!r} is not allowed; it must be {allowed}")
+    return number
+
+
+def check_nonnegative(name: str, value: Any) -> float:
+    """Return ``value`` as a float if it is a finite number >= 0."""
+    number = _as_real(name, value)
+    if not (number >= 0 and math.isfinite(number)):
+        raise ValueError(f"{name}={value!r} is not allowed; it must be a finite number >= 0")
+    return number
+
+
+def check_probability(name: str, value: Any, *, open_low: bool = True, open_high: bool = False) -> float:
+    """Return ``value`` if it lies in the unit interval (ends open or closed as asked)."""
+    number = _as_real(name, value)
+    low_ok = number > 0 if open_low else number >= 0
+    high_ok = number < 1 if open_high else number <= 1
+    if not (low_ok and high_ok):
+        interval = ("(" if open_low else "[") + "0, 1" + (")" if open_high else "]")
+        raise ValueError(f"{name}={value!r} is not allowed; it must lie in {interval}")
+    return number
+
+
+def check_int(name: str, value: Any, *, minimum: int = 1) -> int:
+    """Return ``value`` if it is an integer >= ``minimum`` (bools are refused)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name}={value!r} is not allowed; it must be an integer >= {minimum}")
+    return int(value)
+
+
+def check_positive_array(name: str, values: Any) -> np.ndarray:
+    """Return ``values`` as a 1-D float64 array of finite positive numbers (at least one)."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name}={values!r} is not allowed; it must be a sequence of numbers") from error
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {array.shape}")
+    bad = ~(np.isfinite(array) & (array > 0))
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}[{index}]={array[index]!r} is not allowed; every entry must be finite and > 0")
+    return array
+
+
+def _as_real(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name}={value!r} is not allowed; it must be a real number")
+    number = float(value)
+    if math.isnan(number):
+        raise ValueError(f"{name}=nan is not allowed; it must be a real number")
+    return number
