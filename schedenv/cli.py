@@ -1,8 +1,8 @@
 """The ``schedenv`` command: list what exists, evaluate contenders, reproduce the papers' figures.
 
-    schedenv list
-    schedenv evaluate --env schedenv/Malleable-v0 --env-kwargs '{"n_jobs": 8}' --episodes 20
-    schedenv reproduce --list
+schedenv list
+schedenv evaluate --env schedenv/Malleable-v0 --env-kwargs '{"n_jobs": 8}' --episodes 20
+schedenv reproduce --list
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ def parse_env_kwargs(text: str | None) -> dict[str, Any]:
 def check_env_id(env_id: str) -> str:
     """``env_id`` if registered, else exit naming the near matches."""
     if env_id not in gym.registry:
-        raise SystemExit(f"unknown env id {env_id!r}{suggest(env_id, schedenv.ENV_IDS)}; known: {list(schedenv.ENV_IDS)}")
+        raise SystemExit(
+            f"unknown env id {env_id!r}{suggest(env_id, schedenv.ENV_IDS)}; known: {list(schedenv.ENV_IDS)}"
+        )
     return env_id
 
 
@@ -72,7 +74,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     metric = args.metric or objective_metric(env_id, env_kwargs)
     results = {name: evaluate(env_id, name, seeds, keep_records=False, **env_kwargs) for name in names}
     rows = _rows(results, reference, metric)
-    print(f"{env_id}  {json.dumps(args.env_kwargs and json.loads(args.env_kwargs))}  seeds {list(seeds)[0]}..{list(seeds)[-1]}")
+    print(f"{env_id}  {args.env_kwargs or '{}'}  seeds {seeds.start}..{seeds.stop - 1}")
     print(f"{'contender':<16} {metric + ' (mean ± 95%)':>34} {'ratio to ' + reference:>20}")
     for row in rows:
         print(f"{row['contender']:<16} {row['mean']:>20.6g} ± {row['ci95']:<11.3g} {row['ratio']:>20.4f}")
@@ -106,12 +108,14 @@ def _reproduce(args: argparse.Namespace) -> int:
             print(f"{name:<24} {description}")
         return 0
     extra = ["--quick"] if args.quick else []
-    return run_figure(args.figure, extra + ["--out", args.out])
+    return run_figure(args.figure, [*extra, "--out", args.out])
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``schedenv`` command."""
-    parser = argparse.ArgumentParser(prog="schedenv", description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="schedenv", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("list", help="env ids, baselines per env, reproductions").set_defaults(run=_list)

@@ -28,7 +28,10 @@ from schedenv.stats import Interval, PairedComparison, mean_interval, paired_com
 class Contender(Protocol):
     """Anything that can act in an env: a baseline policy or a loaded RL agent."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The contender's display name (a class attribute of a baseline, or an agent's label)."""
+        ...
 
     def reset(self, env: gym.Env) -> None: ...
 
@@ -75,8 +78,8 @@ class EvaluationResult:
 
     def compare(self, reference: EvaluationResult, metric: str) -> PairedComparison:
         """Paired comparison of ``metric`` against ``reference`` on the common seeds."""
-        mine = {e.seed: e.metrics[metric] for e in self.episodes}
-        theirs = {e.seed: e.metrics[metric] for e in reference.episodes}
+        mine = dict(zip((e.seed for e in self.episodes), self.values(metric), strict=True))
+        theirs = dict(zip((e.seed for e in reference.episodes), reference.values(metric), strict=True))
         seeds = sorted(set(mine) & set(theirs))
         if not seeds:
             raise ValueError("the two evaluations share no seeds; a paired comparison needs common seeds")

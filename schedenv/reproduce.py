@@ -18,9 +18,14 @@ def _scripts() -> dict[str, tuple[Path, str]]:
     for path in sorted(REPRODUCE_DIR.glob("*.py")) if REPRODUCE_DIR.is_dir() else []:
         values = {}
         for node in ast.parse(path.read_text()).body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                if node.targets[0].id in ("FIGURE", "DESCRIPTION") and isinstance(node.value, ast.Constant):
-                    values[node.targets[0].id] = str(node.value.value)
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in ("FIGURE", "DESCRIPTION")
+                and isinstance(node.value, ast.Constant)
+            ):
+                values[node.targets[0].id] = str(node.value.value)
         if "FIGURE" in values:
             found[values["FIGURE"]] = (path, values.get("DESCRIPTION", ""))
     return found

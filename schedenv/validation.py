@@ -74,7 +74,7 @@ def check_positive_array(name: str, values: Any) -> np.ndarray:
     bad = ~(np.isfinite(array) & (array > 0))
     if bad.any():
         index = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}[{index}]={array[index]!r} is not allowed; every entry must be finite and > 0")
+        raise ValueError(f"{name}[{index}]={float(array[index])!r} is not allowed; every entry must be finite and > 0")
     return array
 
 

@@ -11,6 +11,7 @@ completes after ``x / s(k)``.
 
 from __future__ import annotations
 
+import inspect
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -22,12 +23,19 @@ from scipy import optimize
 
 from schedenv.validation import (
     check_int,
+    check_nonnegative,
     check_positive,
     check_positive_array,
     check_probability,
+    suggest,
 )
 
 FloatArray = np.ndarray
+
+
+def _exp(x: float) -> float:
+    """exp(x), inf beyond the float range instead of OverflowError."""
+    return math.exp(x) if x < 709.0 else math.inf
 
 
 class Distribution(ABC):
@@ -49,8 +57,8 @@ class Distribution(ABC):
 
     @property
     def scv(self) -> float:
-        """Squared coefficient of variation C² = Var[X] / E[X]²."""
-        return self.variance / self.mean**2
+        """Squared coefficient of variation C² = Var[X] / E[X]² (``inf`` when Var[X] is)."""
+        return math.inf if math.isinf(self.variance) else self.variance / self.mean**2
 
     def cdf(self, x: Any) -> Any:
         """P[X <= x] (vectorised)."""
@@ -163,11 +171,16 @@ class BoundedPareto(Distribution):
         low, high = max(low, k), min(high, self.upper)
         if high <= low:
             return 0.0
-        norm = a * k**a / (1.0 - (k / self.upper) ** a)
-        if math.isclose(order, a):
-            return norm * (math.log(high) - math.log(low))
+        # In logs: k^alpha underflows (and high^e overflows) for the tiny lower bounds that
+        # with_mean's root search visits, e.g. k = 1e-295 with alpha = 2.
+        log_norm = math.log(a) + a * math.log(k) - math.log(-math.expm1(a * math.log(k / self.upper)))
+        log_ratio = math.log(high / low)
         e = order - a
-        return norm * (high**e - low**e) / e
+        if math.isclose(order, a):
+            return _exp(log_norm) * log_ratio
+        if e > 0:  # high^e - low^e = high^e (1 - (low/high)^e)
+            return _exp(log_norm + e * math.log(high)) * -math.expm1(-e * log_ratio) / e
+        return _exp(log_norm + e * math.log(low)) * -math.expm1(e * log_ratio) / -e
 
     @property
     def mean(self) -> float:
@@ -251,9 +264,7 @@ class Uniform(Distribution):
     """Uniform on [low, high] with 0 <= low < high."""
 
     def __init__(self, low: float, high: float) -> None:
-        if isinstance(low, bool) or not isinstance(low, (int, float)) or not (0 <= low < math.inf):
-            raise ValueError(f"low={low!r} is not allowed; it must be a finite number >= 0")
-        self.low = float(low)
+        self.low = check_nonnegative("low", low)
         self.high = check_positive("high", high)
         if not self.high > self.low:
             raise ValueError(f"high={high!r} is not allowed; it must exceed low={low!r}")
@@ -284,7 +295,10 @@ class Choice(Distribution):
         if probabilities is None:
             self.probabilities = np.full(self.values.size, 1.0 / self.values.size)
         else:
-            probs = np.asarray(probabilities, dtype=float)
+            try:
+                probs = np.asarray(probabilities, dtype=float)
+            except (TypeError, ValueError) as error:
+                raise ValueError(f"probabilities={probabilities!r} is not allowed; they must be numbers") from error
             if probs.shape != self.values.shape or (probs < 0).any() or not np.isfinite(probs).all():
                 raise ValueError(
                     f"probabilities={probabilities!r} is not allowed; it needs one nonnegative "
@@ -389,7 +403,8 @@ class Power(Speedup):
         return np.power(servers, self.p)
 
     def derivative(self, servers: Any) -> Any:
-        return self.p * np.power(servers, self.p - 1.0)
+        with np.errstate(divide="ignore"):  # s'(0) = inf for p < 1
+            return self.p * np.power(servers, self.p - 1.0)
 
     def __repr__(self) -> str:
         return f"Power(p={self.p!r})"
@@ -428,18 +443,25 @@ class CustomSpeedup(Speedup):
         self.function = function
         self.name = name
         grid = np.concatenate([[0.0], np.geomspace(1e-3, check_positive("max_servers", max_servers), 200)])
-        values = np.array([float(function(k)) for k in grid])
+        values = np.array([_evaluate_speedup(function, name, k) for k in grid])
         if not np.isfinite(values).all():
-            raise ValueError(f"speedup {name!r} returns non-finite values on [0, {max_servers}]")
+            k = grid[int(np.argmin(np.isfinite(values)))]
+            raise ValueError(f"speedup {name!r} must be finite; s(k) = {values[~np.isfinite(values)][0]} at k={k:.6g}")
         if abs(values[0]) > 1e-12:
-            raise ValueError(f"speedup {name!r} must give s(0) = 0, got {values[0]!r}")
+            raise ValueError(f"speedup {name!r} must give s(0) = 0, got s(k) = {float(values[0])!r} at k=0")
+        if not values[-1] > 0:
+            raise ValueError(
+                f"speedup {name!r} must be positive for k > 0; s(k) = {float(values[-1])!r} at k={grid[-1]:.6g}"
+            )
         rises = np.diff(values)
-        if (rises < -1e-9 * np.abs(values[1:]).max()).any():
-            k = grid[1 + int(np.argmax(rises < 0))]
+        falls = rises < -1e-9 * np.abs(values[1:]).max()
+        if falls.any():
+            k = grid[1 + int(np.argmax(falls))]
             raise ValueError(f"speedup {name!r} must be nondecreasing; it falls at k={k:.6g}")
         slopes = rises / np.diff(grid)
-        if (np.diff(slopes) > 1e-6 * (1.0 + np.abs(slopes[1:]))).any():
-            k = grid[1 + int(np.argmax(np.diff(slopes) > 1e-6 * (1.0 + np.abs(slopes[1:]))))]
+        steepens = np.diff(slopes) > 1e-6 * (1.0 + np.abs(slopes[1:]))
+        if steepens.any():
+            k = grid[1 + int(np.argmax(steepens))]
             raise ValueError(f"speedup {name!r} must be concave; its slope rises near k={k:.6g}")
 
     def __call__(self, servers: Any) -> Any:
@@ -450,11 +472,18 @@ class CustomSpeedup(Speedup):
         return f"CustomSpeedup(name={self.name!r})"
 
 
+def _evaluate_speedup(function: Callable[[Any], Any], name: str, servers: float) -> float:
+    try:
+        return float(function(servers))
+    except (ArithmeticError, TypeError, ValueError) as error:
+        raise ValueError(f"speedup {name!r} fails at k={servers:.6g}: {error}") from error
+
+
 def as_speedup(speedup: float | Speedup | Callable[[Any], Any], max_servers: float = 1e6) -> Speedup:
     """A float p means ``Power(p)``; a ``Speedup`` passes through; a callable is validated."""
     if isinstance(speedup, Speedup):
         return speedup
-    if isinstance(speedup, (int, float, np.floating)) and not isinstance(speedup, bool):
+    if isinstance(speedup, (int, float, np.integer, np.floating)) and not isinstance(speedup, bool):
         return Power(float(speedup))
     if callable(speedup):
         return CustomSpeedup(speedup, max_servers=max_servers)
@@ -548,14 +577,40 @@ def from_spec(spec: Any) -> Any:
     kwargs = {key: value for key, value in spec.items() if key != "type"}
     target = _SPEC_TYPES.get(name)
     if target is None:
-        from schedenv.validation import suggest
-
         raise ValueError(f"type={spec['type']!r} is not a known workload object{suggest(name, _SPEC_TYPES)}")
+    constructors = [m for m in dir(target) if isinstance(inspect.getattr_static(target, m), classmethod)]
+    if method and method not in constructors:
+        raise ValueError(
+            f"type={spec['type']!r} is not allowed; {name} has the constructors {constructors}"
+            f"{suggest(method, constructors)}"
+        )
     factory = getattr(target, method) if method else target
+    parameters = inspect.signature(factory).parameters
+    for key, value in kwargs.items():
+        if key not in parameters:
+            raise ValueError(
+                f"{key}={value!r} is not a parameter of {spec['type']}{suggest(key, parameters)}; "
+                f"its parameters are {list(parameters)}"
+            )
+    try:
+        inspect.signature(factory).bind(**kwargs)
+    except TypeError as error:
+        raise ValueError(f"{spec['type']}: {error}; its parameters are {list(parameters)}") from error
     return factory(**kwargs)
 
 
 _SPEC_TYPES: dict[str, type] = {
     cls.__name__: cls
-    for cls in (Exponential, Pareto, BoundedPareto, HyperExponential, Deterministic, Uniform, Choice, Empirical, Power, Amdahl)
+    for cls in (
+        Exponential,
+        Pareto,
+        BoundedPareto,
+        HyperExponential,
+        Deterministic,
+        Uniform,
+        Choice,
+        Empirical,
+        Power,
+        Amdahl,
+    )
 }

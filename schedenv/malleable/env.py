@@ -60,6 +60,9 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     | 3K + 1           | log1p(jobs outside the window)                 | 0   | inf |
     | 3K + 2           | log1p(remaining work outside the window/scale) | 0   | inf |
 
+    The layout is exposed as ``env.unwrapped.max_jobs``, ``slot_features`` (3) and
+    ``global_features`` (3), for permutation-aware feature extractors.
+
     ## Rewards
     Minus the objective accrued since the last step: the integral over the step of the sum of
     the present jobs' weights, w_i = 1 for ``"flow_time"`` and w_i = s(N) / x_i for
@@ -135,7 +138,9 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self.n_servers = check_positive("n_servers", n_servers)
         self.speedup = as_speedup(speedup, max_servers=self.n_servers)
         self.max_jobs = check_int("max_jobs", max_jobs)
-        self.render_mode = None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
+        self.render_mode = (
+            None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
+        )
         if size_dist is not None and not isinstance(size_dist, Distribution):
             raise ValueError(f"size_dist={size_dist!r} is not allowed; it must be a schedenv.workloads.Distribution")
         self.size_dist = size_dist if size_dist is not None else Pareto(alpha=1.5)
@@ -148,6 +153,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             self.arrival_process = self._online_arrivals()
         self.scale = _size_scale(self.size_dist, self.jobs)
 
+        self.slot_features = SLOT_FEATURES
+        self.global_features = GLOBAL_FEATURES
         length = SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES
         high = np.full(length, np.inf, dtype=np.float32)
         high[0 : SLOT_FEATURES * self.max_jobs : SLOT_FEATURES] = 1.0
@@ -166,13 +173,14 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         mean = self.size_dist.mean
         if not math.isfinite(mean):
             raise ValueError(
-                f"size_dist={self.size_dist!r} has an infinite mean, so load={self.load!r} is undefined in online mode; "
-                "use a size distribution with a finite mean (e.g. Pareto alpha > 1)"
+                f"size_dist={self.size_dist!r} has an infinite mean, so load={self.load!r} is undefined "
+                "in online mode; use a size distribution with a finite mean (e.g. Pareto alpha > 1)"
             )
         if self.load >= 1:
             if isinstance(self.speedup, Power) and self.speedup.p == 1.0:
                 raise ValueError(
-                    f"load={self.load!r} is not allowed with linear speedup (p = 1): every policy is unstable; use load < 1"
+                    f"load={self.load!r} is not allowed with linear speedup (p = 1): every policy is "
+                    "unstable; use load < 1"
                 )
             warnings.warn(
                 f"load={self.load!r} >= 1: policies that give all servers to one job (SRPT, RS) are unstable; only "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -92,35 +93,39 @@ class StepOutcome:
     work_done: float
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
+class _Jobs(NamedTuple):
+    """The per-job arrays of a state, in arrival order."""
+
+    job_id: np.ndarray
+    arrival: np.ndarray
+    size: np.ndarray
+    remaining: np.ndarray
+    weight: np.ndarray
 
 
-def _admit(params: MalleableParams, state_arrays: tuple[np.ndarray, ...], start: int, time: float) -> tuple:
+def _admit(params: MalleableParams, jobs: _Jobs, start: int, time: float) -> tuple[_Jobs, int]:
     """Append the jobs of the stream arriving at or before ``time`` from index ``start`` on."""
     stop = int(np.searchsorted(params.arrival_times, time, side="right"))
     if stop == start:
-        return (*state_arrays, start)
+        return jobs, start
     new = np.arange(start, stop)
-    job_id, arrival, size, remaining, weight = state_arrays
     sizes = params.sizes[new]
-    return (
-        np.concatenate([job_id, new]),
-        np.concatenate([arrival, params.arrival_times[new]]),
-        np.concatenate([size, sizes]),
-        np.concatenate([remaining, sizes]),
-        np.concatenate([weight, params.weight(sizes)]),
-        stop,
-    )
+    added = _Jobs(new, params.arrival_times[new], sizes, sizes, params.weight(sizes))
+    return _Jobs(*(np.concatenate([old, extra]) for old, extra in zip(jobs, added, strict=True))), stop
+
+
+def _state(time: float, jobs: _Jobs, next_arrival: int, n_completed: int, work_done: float) -> MalleableState:
+    for array in jobs:
+        array.flags.writeable = False
+    return MalleableState(time, *jobs, next_arrival=next_arrival, n_completed=n_completed, work_done=work_done)
 
 
 def initial_state(params: MalleableParams) -> MalleableState:
     """The state at the first arrival instant (t = 0 offline; the first arrival online)."""
-    empty_f, empty_i = np.empty(0), np.empty(0, dtype=np.int64)
+    empty = np.empty(0)
     time = float(params.arrival_times[0]) if params.arrival_times.size else 0.0
-    *arrays, next_arrival = _admit(params, (empty_i, empty_f, empty_f, empty_f, empty_f), 0, time)
-    return MalleableState(time, *map(_frozen, arrays), next_arrival, 0, 0.0)
+    jobs, next_arrival = _admit(params, _Jobs(np.empty(0, dtype=np.int64), empty, empty, empty, empty), 0, time)
+    return _state(time, jobs, next_arrival, 0, 0.0)
 
 
 def is_done(params: MalleableParams, state: MalleableState) -> bool:
@@ -135,7 +140,7 @@ def advance(params: MalleableParams, state: MalleableState, theta: np.ndarray) -
     and nothing is due to arrive, the system would idle forever: that is a ``ValueError``.
     """
     rates = params.rates(theta)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):  # a vanishing rate means "never finishes"
         finish = np.where(rates > 0, state.remaining / rates, np.inf)
     first = int(np.argmin(finish)) if finish.size else -1
     until_departure = float(finish[first]) if first >= 0 else math.inf
@@ -158,17 +163,11 @@ def advance(params: MalleableParams, state: MalleableState, theta: np.ndarray) -
         for j, a, x in zip(state.job_id[done], state.arrival[done], state.size[done], strict=True)
     ]
     keep = ~done
-    arrays = (state.job_id[keep], state.arrival[keep], state.size[keep], remaining[keep], state.weight[keep])
-    *arrays_after, next_arrival = _admit(params, arrays, state.next_arrival, time)
-    if arrays_after[0].size == 0 and next_arrival < params.arrival_times.size:
+    jobs = _Jobs(state.job_id[keep], state.arrival[keep], state.size[keep], remaining[keep], state.weight[keep])
+    jobs, next_arrival = _admit(params, jobs, state.next_arrival, time)
+    if jobs.job_id.size == 0 and next_arrival < params.arrival_times.size:
         # An empty system has no decision to make: idle until the next arrival (DESIGN §3).
         time = float(params.arrival_times[next_arrival])
-        *arrays_after, next_arrival = _admit(params, tuple(arrays_after), next_arrival, time)
-    new_state = MalleableState(
-        time,
-        *map(_frozen, arrays_after),
-        next_arrival,
-        state.n_completed + len(completed),
-        state.work_done + work,
-    )
+        jobs, next_arrival = _admit(params, jobs, next_arrival, time)
+    new_state = _state(time, jobs, next_arrival, state.n_completed + len(completed), state.work_done + work)
     return new_state, StepOutcome(time - state.time, accrued, completed, work)
