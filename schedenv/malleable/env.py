@@ -14,16 +14,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES, ReferenceCore, allocation, check_action
+from schedenv.malleable.fast import FastCore
 from schedenv.malleable.render import render_allocation, render_text
-from schedenv.malleable.sim import MalleableParams, MalleableState, advance, initial_state, is_done
+from schedenv.malleable.sim import MalleableParams, MalleableState
 from schedenv.records import JobRecord, basic_metrics
 from schedenv.validation import check_choice, check_int, check_positive, check_positive_array
 from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup
-
-SLOT_FEATURES = 3
-"""Per-slot features: valid, log1p(remaining / scale), log1p(size / scale)."""
-GLOBAL_FEATURES = 3
-"""Summary features: log1p(jobs in system), log1p(jobs outside the window), log1p(their work / scale)."""
 
 
 class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
@@ -36,6 +33,9 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     present at t = 0 (``mode="offline"``) the optimal policy is heSRPT (Theorem 5); with Poisson
     arrivals (``mode="online"``) Adaptive-heSRPT recomputes it at every epoch (§5.3).
     Decision epochs are arrivals and departures; the env jumps from one to the next.
+
+    With s(k) = k^p the env runs on a compiled core (``fast.py``, numba); with other speedups on the
+    pure simulator (``sim.py``). Both give the same trajectories (tested step by step).
 
     ## Action Space
     ``Box(0, 1, (max_jobs + 1,), float32)``: a nonnegative weight per window slot and, last, one
@@ -162,8 +162,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self.action_space = spaces.Box(0.0, 1.0, (self.max_jobs + 1,), dtype=np.float32)
 
         self._params: MalleableParams | None = None
-        self._state: MalleableState | None = None
-        self.window = np.empty(0, dtype=np.int64)
+        self._core: FastCore | ReferenceCore | None = None
         self._records: list[JobRecord] = []
         self._epochs = 0
         self._overflow_epochs = 0
@@ -194,51 +193,52 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         super().reset(seed=seed)
         arrival_times, sizes = self._draw_workload()
         self._params = MalleableParams(self.n_servers, self.speedup, self.objective, arrival_times, sizes)
-        self._state = initial_state(self._params)
+        # The compiled core covers s(k) = k^p; other speedups run on the reference simulator.
+        core_class = FastCore if isinstance(self.speedup, Power) else ReferenceCore
+        self._core = core_class(self._params, self.max_jobs, self.scale)
         self._records, self._epochs, self._overflow_epochs, self._history = [], 0, 0, []
-        self._refresh_window()
-        return self._observation(), self._info([])
+        self._count_overflow()
+        return self._core.observation(), self._info([])
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if self._state is None or self._params is None:
-            raise RuntimeError("call reset() before step()")
-        if is_done(self._params, self._state):
+        core = self._require_core()
+        if core.done:
             raise RuntimeError("the episode has ended; call reset()")
-        theta = self.allocation_from_action(action)
-        before = self._state
-        self._state, outcome = advance(self._params, before, theta)
-        if self.render_mode == "rgb_array":
-            self._history.append((before.time, self._state.time, before.job_id, theta))
+        before = (core.time, core.state.job_id) if self.render_mode == "rgb_array" else None
+        outcome, theta = core.step(action)
+        if before is not None:
+            self._history.append((before[0], core.time, before[1], theta.copy()))
         self._records.extend(outcome.completed)
         self._epochs += 1
-        self._refresh_window()
-        terminated = is_done(self._params, self._state)
+        self._count_overflow()
+        terminated = core.done
         info = self._info(outcome.completed)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
-        return self._observation(), -outcome.accrued_objective, terminated, False, info
+        return core.observation(), -outcome.accrued_objective, terminated, False, info
 
     def render(self) -> Any:
-        if self.render_mode is None or self._state is None:
+        if self.render_mode is None or self._core is None:
             return None
         if self.render_mode == "ansi":
-            return render_text(self._state, self.window, self.n_servers)
-        return render_allocation(self._history, self._state.time)
+            return render_text(self._core.state, self._core.window, self.n_servers)
+        return render_allocation(self._history, self._core.time)
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
     def state(self) -> MalleableState:
         """The simulator state (read-only arrays of the jobs present, in arrival order)."""
-        if self._state is None:
-            raise RuntimeError("call reset() first")
-        return self._state
+        return self._require_core().state
+
+    @property
+    def window(self) -> np.ndarray:
+        """Indices into ``state``'s arrays of the jobs in the window, in slot order."""
+        return self._require_core().window
 
     @property
     def params(self) -> MalleableParams:
         """The episode's fixed parameters (servers, speedup, objective, job stream)."""
-        if self._params is None:
-            raise RuntimeError("call reset() first")
-        return self._params
+        return self._require_core().params
 
     def action_from_allocation(self, theta: np.ndarray) -> np.ndarray:
         """The action that makes the env apply ``theta`` (one fraction per job in ``state`` order).
@@ -246,41 +246,24 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         Exact when no job is outside the window; otherwise the group gets the sum of its jobs'
         fractions, which the env then splits equally among them.
         """
-        state = self.state
+        core = self._require_core()
+        n_jobs, window = core.n_jobs, core.window
         theta = np.asarray(theta, dtype=np.float64)
-        if theta.shape != (state.n_jobs,):
-            raise ValueError(f"theta has shape {theta.shape}; expected ({state.n_jobs},), one entry per job present")
+        if theta.shape != (n_jobs,):
+            raise ValueError(f"theta has shape {theta.shape}; expected ({n_jobs},), one entry per job present")
         action = np.zeros(self.max_jobs + 1, dtype=np.float32)
         total = theta.sum()
         if total <= 0:
             return action
         scaled = theta / total
-        action[: self.window.size] = scaled[self.window]
-        action[-1] = scaled.sum() - scaled[self.window].sum() if state.n_jobs > self.window.size else 0.0
+        action[: window.size] = scaled[window]
+        action[-1] = scaled.sum() - scaled[window].sum() if n_jobs > window.size else 0.0
         return action
 
     def allocation_from_action(self, action: Any) -> np.ndarray:
         """Validate ``action`` and turn it into fractions theta aligned with ``state`` (see Action Space)."""
-        weights = np.asarray(action, dtype=np.float64)
-        if weights.shape != (self.max_jobs + 1,):
-            raise ValueError(f"action has shape {weights.shape}; expected ({self.max_jobs + 1},)")
-        if not np.isfinite(weights).all():
-            raise ValueError(f"action contains NaN or inf: {weights.tolist()}")
-        if weights.min() < 0.0 or weights.max() > 1.0:
-            raise ValueError(f"action entries must lie in [0, 1]; got min {weights.min()!r}, max {weights.max()!r}")
-        state = self.state
-        n_window = self.window.size
-        n_outside = state.n_jobs - n_window
-        theta = np.empty(state.n_jobs)
-        theta[self.window] = weights[:n_window]
-        if n_outside:
-            outside = np.ones(state.n_jobs, dtype=bool)
-            outside[self.window] = False
-            theta[outside] = weights[-1] / n_outside
-        total = theta.sum()
-        if total <= 0.0:
-            return np.full(state.n_jobs, 1.0 / state.n_jobs)
-        return theta / total
+        core = self._require_core()
+        return allocation(check_action(action, self.max_jobs), core.window, core.n_jobs)
 
     # ----------------------------------------------------------------- internals
     def _draw_workload(self) -> tuple[np.ndarray, np.ndarray]:
@@ -294,34 +277,21 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         sizes = np.asarray(self.size_dist.sample(self.np_random, self.n_arrivals), dtype=np.float64)
         return np.cumsum(gaps), sizes
 
-    def _refresh_window(self) -> None:
-        state = self.state
-        order = np.argsort(state.remaining, kind="stable")
-        self.window = order[: self.max_jobs]
-        if state.n_jobs:
-            self._overflow_epochs += state.n_jobs > self.max_jobs
+    def _require_core(self) -> FastCore | ReferenceCore:
+        if self._core is None:
+            raise RuntimeError("call reset() before using the env")
+        return self._core
 
-    def _observation(self) -> np.ndarray:
-        state = self.state
-        k = self.window.size
-        obs = np.zeros(SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES, dtype=np.float32)
-        slots = obs[: SLOT_FEATURES * self.max_jobs].reshape(self.max_jobs, SLOT_FEATURES)
-        slots[:k, 0] = 1.0
-        slots[:k, 1] = np.log1p(state.remaining[self.window] / self.scale)
-        slots[:k, 2] = np.log1p(state.size[self.window] / self.scale)
-        n_outside = state.n_jobs - k
-        outside_work = float(state.remaining.sum() - state.remaining[self.window].sum()) if n_outside else 0.0
-        obs[-3] = math.log1p(state.n_jobs)
-        obs[-2] = math.log1p(n_outside)
-        obs[-1] = math.log1p(max(outside_work, 0.0) / self.scale)
-        return obs
+    def _count_overflow(self) -> None:
+        core = self._require_core()
+        self._overflow_epochs += core.n_jobs > self.max_jobs
 
     def _info(self, completed: list[JobRecord]) -> dict[str, Any]:
-        state = self.state
+        core = self._require_core()
         return {
-            "time": state.time,
-            "n_jobs": state.n_jobs,
-            "n_outside": state.n_jobs - self.window.size,
+            "time": core.time,
+            "n_jobs": core.n_jobs,
+            "n_outside": max(core.n_jobs - self.max_jobs, 0),
             "completed": completed,
         }
 
@@ -330,7 +300,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         n = metrics["n_completed"]
         metrics["total_flow_time"] = metrics["mean_response_time"] * n
         metrics["total_slowdown"] = metrics["mean_slowdown"] * n
-        metrics["makespan"] = self.state.time
+        metrics["makespan"] = self._require_core().time
         metrics["overflow_fraction"] = self._overflow_epochs / max(self._epochs, 1)
         return metrics
 

@@ -116,7 +116,10 @@ def test_bad_actions_raise_and_leave_the_state_unchanged(action: np.ndarray) -> 
     before = env.unwrapped.state
     with pytest.raises(ValueError, match="action"):
         env.step(action)
-    assert env.unwrapped.state is before
+    after = env.unwrapped.state
+    assert after.time == before.time and after.work_done == before.work_done
+    for name in ("job_id", "size", "remaining", "weight"):
+        np.testing.assert_array_equal(getattr(after, name), getattr(before, name))
 
 
 @pytest.mark.parametrize(
