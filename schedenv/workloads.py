@@ -532,7 +532,7 @@ class DowneySpeedup(Speedup):
     (1.0, 8.0)
     """
 
-    def __init__(self, A: float, sigma: float) -> None:  # noqa: N803 - Downey's own symbols
+    def __init__(self, A: float, sigma: float) -> None:
         self.A = check_positive("A", A)
         if self.A < 1.0:
             raise ValueError(f"A={A!r} is not allowed; the average parallelism must be >= 1")
@@ -541,17 +541,19 @@ class DowneySpeedup(Speedup):
         self.sigma = check_nonnegative("sigma", sigma)
 
     @staticmethod
-    def formula(servers: Any, A: Any, sigma: Any) -> Any:  # noqa: N803
+    def formula(servers: Any, A: Any, sigma: Any) -> Any:
         """S(n; A, sigma), broadcasting ``servers``, ``A`` and ``sigma`` against each other."""
         n = np.asarray(servers, dtype=float)
         a = np.asarray(A, dtype=float)
         s = np.asarray(sigma, dtype=float)
         m = np.maximum(n, 1.0)
         low = s <= 1.0
-        # Each denominator is >= A - sigma/2 > 0 (low variance) or >= A (high variance) for m >= 1.
-        first = a * m / (a + s * (m - 1.0) / 2.0)
-        second = a * m / (s * (a - 0.5) + m * (1.0 - s / 2.0))
-        high = m * a * (s + 1.0) / (s * (m + a - 1.0) + a)
+        # Every branch is evaluated everywhere; a branch's denominator may vanish only where that
+        # branch is not selected (e.g. the low-variance pieces at sigma > 2), so those warnings are moot.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            first = a * m / (a + s * (m - 1.0) / 2.0)
+            second = a * m / (s * (a - 0.5) + m * (1.0 - s / 2.0))
+            high = m * a * (s + 1.0) / (s * (m + a - 1.0) + a)
         low_value = np.where(m <= a, first, np.where(m <= 2.0 * a - 1.0, second, a))
         high_value = np.where(m <= a + a * s - s, high, a)
         value = np.where(low, low_value, high_value)
@@ -578,7 +580,9 @@ def from_spec(spec: Any) -> Any:
     target = _SPEC_TYPES.get(name)
     if target is None:
         raise ValueError(f"type={spec['type']!r} is not a known workload object{suggest(name, _SPEC_TYPES)}")
-    constructors = [m for m in dir(target) if isinstance(inspect.getattr_static(target, m), classmethod)]
+    constructors = [
+        m for m in dir(target) if not m.startswith("_") and isinstance(inspect.getattr_static(target, m), classmethod)
+    ]
     if method and method not in constructors:
         raise ValueError(
             f"type={spec['type']!r} is not allowed; {name} has the constructors {constructors}"

@@ -1,0 +1,122 @@
+"""The ``schedenv`` command (``schedenv.cli.main``): listing, evaluation tables, error messages."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import baselines
+from schedenv.cli import main, parse_env_kwargs
+from schedenv.evaluation import evaluate
+from schedenv.workloads import Pareto
+
+ENV_ID = "schedenv/Malleable-v0"
+
+
+def test_list_names_the_malleable_env_and_its_baselines(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert ENV_ID in out
+    block = out[out.index(ENV_ID) :].splitlines()[1]
+    assert "hesrpt*" in block  # the paper policy is starred
+    for name in baselines.available(ENV_ID):
+        assert name in block
+    assert "equi" in block
+    assert "reproductions:" in out
+
+
+def _evaluate_json(capsys: pytest.CaptureFixture[str], env_kwargs: str, episodes: int = 3) -> dict:
+    code = main(["evaluate", "--env", ENV_ID, "--env-kwargs", env_kwargs, "--episodes", str(episodes), "--json"])
+    assert code == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    return json.loads(lines[-1])
+
+
+def test_evaluate_json_rows_and_optimality_of_hesrpt(capsys: pytest.CaptureFixture[str]) -> None:
+    table = _evaluate_json(capsys, '{"n_jobs": 6}')
+    assert table["env_id"] == ENV_ID
+    assert table["reference"] == "hesrpt"
+    assert table["metric"] == "mean_slowdown"  # the env's default objective
+    rows = {row["contender"]: row for row in table["rows"]}
+    assert set(rows) == set(baselines.available(ENV_ID))
+    assert table["rows"][0]["contender"] == "hesrpt"  # the reference comes first
+    reference_mean = rows["hesrpt"]["mean"]
+    for row in table["rows"]:
+        assert set(row) == {"contender", "env_id", "mean", "ci95", "reference", "reference_mean", "ratio"}
+        assert row["env_id"] == ENV_ID
+        assert row["reference"] == "hesrpt"
+        assert row["reference_mean"] == reference_mean
+        assert math.isfinite(row["ci95"]) and row["ci95"] >= 0
+        assert row["ratio"] == pytest.approx(row["mean"] / reference_mean, rel=1e-12)
+        # heSRPT is the optimal offline policy for mean slowdown (Theorem 5): nobody beats it.
+        assert row["ratio"] >= 1 - 1e-9
+    assert rows["hesrpt"]["ratio"] == 1.0
+    assert rows["equi"]["ratio"] > 1.0
+
+
+def test_evaluate_flow_time_metric_and_contender_subset(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["evaluate", "--env", ENV_ID, "--env-kwargs", '{"n_jobs": 4, "objective": "flow_time"}']
+    assert main([*argv, "--episodes", "2", "--contenders", "equi", "--seed", "10", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "seeds 10..11" in out
+    table = json.loads(out.strip().splitlines()[-1])
+    assert table["metric"] == "mean_response_time"
+    assert [row["contender"] for row in table["rows"]] == ["hesrpt", "equi"]
+    assert table["rows"][1]["ratio"] > 1.0
+
+
+def test_pareto_spec_in_env_kwargs(capsys: pytest.CaptureFixture[str]) -> None:
+    table = _evaluate_json(capsys, '{"n_jobs": 5, "size_dist": {"type": "Pareto", "alpha": 0.8}}', episodes=2)
+    rows = {row["contender"]: row for row in table["rows"]}
+    assert rows["hesrpt"]["ratio"] == 1.0
+    assert all(row["ratio"] >= 1 - 1e-9 for row in table["rows"])
+    direct = evaluate(ENV_ID, "hesrpt", [0, 1], n_jobs=5, size_dist=Pareto(alpha=0.8))
+    assert rows["hesrpt"]["mean"] == pytest.approx(direct.summary["mean_slowdown"].mean, rel=1e-12)
+
+
+def test_unknown_env_id_suggests_the_near_match() -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evaluate", "--env", "schedenv/Maleable-v0"])
+    message = str(exit_info.value.code)
+    assert "unknown env id 'schedenv/Maleable-v0'" in message
+    assert "did you mean 'schedenv/Malleable-v0'" in message
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{n_jobs: 6}", "--env-kwargs is not valid JSON"),
+        ('{"n_jobs": 6', "--env-kwargs is not valid JSON"),
+        ("[1, 2]", "--env-kwargs must be a JSON object, got list"),
+    ],
+)
+def test_invalid_env_kwargs_exit_with_a_clear_message(text: str, message: str) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evaluate", "--env", ENV_ID, "--env-kwargs", text])
+    assert message in str(exit_info.value.code)
+
+
+def test_bad_spec_in_env_kwargs_is_reported_not_raised(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["evaluate", "--env", ENV_ID, "--env-kwargs", '{"size_dist": {"type": "Pareto", "alfa": 0.8}}'])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "schedenv: error:" in err
+    assert "did you mean 'alpha'" in err
+
+
+def test_bad_env_argument_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["evaluate", "--env", ENV_ID, "--env-kwargs", '{"n_jobs": 0}', "--episodes", "1"])
+    assert code == 2
+    assert "n_jobs=0" in capsys.readouterr().err
+
+
+def test_parse_env_kwargs_builds_objects_and_keeps_plain_values() -> None:
+    kwargs = parse_env_kwargs('{"n_jobs": 6, "speedup": 0.5, "size_dist": {"type": "Pareto", "alpha": 0.8}}')
+    assert kwargs["n_jobs"] == 6
+    assert kwargs["speedup"] == 0.5
+    assert isinstance(kwargs["size_dist"], Pareto)
+    assert kwargs["size_dist"].alpha == 0.8
+    assert parse_env_kwargs(None) == {}
+    assert parse_env_kwargs("") == {}
