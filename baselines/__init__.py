@@ -20,7 +20,12 @@ from typing import Any
 from baselines.base import Policy
 from schedenv.validation import suggest
 
-_FAMILY_MODULES: tuple[str, ...] = ("baselines.malleable",)
+_FAMILY_MODULES: tuple[str, ...] = (
+    "baselines.malleable",
+    "baselines.dispatch",
+    "baselines.multiserver",
+    "baselines.moldable",
+)
 
 
 def _families() -> list[ModuleType]:

@@ -1,4 +1,10 @@
-"""Speed of every registered env through ``gym.make``, as ratios to a reference measured in the same run.
+"""Speed of schedenv (issue 8, DESIGN §7), every figure measured in one run with same-run references.
+
+Sections: (1) env steps/s of every registered env through ``gym.make``, as ratios to CartPole-v1;
+(2) the M/M/8 FCFS reference at rho = 0.9: Ciw and SimPy against ``schedenv.mmk`` (events/s, ratios,
+simulated mean response time against Erlang-C); (3) fast-path events/s per family
+(``schedenv.fastpath``; the multiserver family's own ``run_fast``); (4) the native batched Malleable
+env (``gym.make_vec``) at B copies, as a ratio to the single env; (5) PPO samples/s on one env.
 
 The reference is Gymnasium's CartPole-v1 (a few float operations per step, so it measures the wrapper
 floor of ``gym.make``). Each env is stepped with trivial valid actions: the first unmasked action for
@@ -6,13 +12,17 @@ masked discrete spaces, otherwise one fixed sample of the action space; episodes
 and resets are included in the time. DESIGN §7's target for Malleable-v0 with M = 64 jobs is
 >= 50 k steps/s.
 
-    python benchmarks/speed.py            # prints a Markdown table
+    python benchmarks/speed.py            # prints Markdown tables
     python benchmarks/speed.py --json     # one JSON object
+    python benchmarks/speed.py --quick    # smaller runs (about a minute)
+
+Ciw and SimPy are the ``bench`` extra; PPO needs the ``rl`` extra (sections are skipped without them).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import time
 from typing import Any
@@ -21,7 +31,13 @@ import gymnasium as gym
 import numpy as np
 
 import schedenv
+from schedenv.analysis.queueing_mmk import erlang_c_mean_response_time
+from schedenv.fastpath import run_fast
+from schedenv.mmk import simulate_mmk_fcfs
 from schedenv.reporting import markdown_table, provenance
+
+MMK_SERVERS, MMK_LOAD = 8, 0.9
+MALLEABLE = "schedenv/Malleable-v0"
 
 CASES: dict[str, dict[str, Any]] = {
     "schedenv/Malleable-v0 (M = 64, offline)": {"id": "schedenv/Malleable-v0", "n_jobs": 64, "max_jobs": 64},
@@ -55,25 +71,158 @@ def steps_per_second(env_id: str, seconds: float, **kwargs: Any) -> float:
             return steps / (time.perf_counter() - start)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    reference = steps_per_second("CartPole-v1", args.seconds)
+def env_section(seconds: float) -> dict[str, float]:
+    """Steps/s through ``gym.make`` of CartPole-v1 (the reference) and every case."""
+    results = {"CartPole-v1 (reference)": steps_per_second("CartPole-v1", seconds)}
     cases = dict(CASES)
     for env_id in schedenv.ENV_IDS:
         cases.setdefault(f"{env_id} (defaults)", {"id": env_id})
-    results = {"CartPole-v1 (reference)": reference}
     for label, kwargs in cases.items():
         kwargs = dict(kwargs)
-        results[label] = steps_per_second(kwargs.pop("id"), args.seconds, **kwargs)
-    if args.json:
-        print(json.dumps({"steps_per_second": results, "reference": "CartPole-v1"}))
-        return 0
-    rows = [(label, f"{rate:,.0f}", f"{rate / reference:.3f}") for label, rate in results.items()]
+        results[label] = steps_per_second(kwargs.pop("id"), seconds, **kwargs)
+    return results
+
+
+def mmk_section(quick: bool) -> dict[str, dict[str, float]]:
+    """M/M/8 FCFS at rho = 0.9 in our kernel, Ciw and SimPy: events/s and mean response time."""
+    lam, mu = MMK_LOAD * MMK_SERVERS, 1.0
+    simulate_mmk_fcfs(lam, mu, MMK_SERVERS, 1000, seed=0)  # compile (or load the cache) outside the timing
+    ours = simulate_mmk_fcfs(lam, mu, MMK_SERVERS, 10**6 if quick else 10**7, seed=1)
+    rows = {
+        "schedenv.mmk (numba)": {
+            "events_per_second": ours.events_per_second,
+            "mean_response_time": ours.mean_response_time,
+            "jobs": float(ours.n_jobs),
+        }
+    }
+    if importlib.util.find_spec("ciw") and importlib.util.find_spec("simpy"):
+        from mmk_reference import ciw_mmk, simpy_mmk
+
+        for label, function, jobs in (
+            ("Ciw", ciw_mmk, 10_000 if quick else 40_000),
+            ("SimPy", simpy_mmk, 40_000 if quick else 200_000),
+        ):
+            mean, rate = function(lam, mu, MMK_SERVERS, jobs, 1)
+            rows[label] = {"events_per_second": rate, "mean_response_time": mean, "jobs": float(jobs)}
+    return rows
+
+
+def fastpath_section(quick: bool) -> dict[str, float]:
+    """Events/s (arrivals + departures) of the compiled baselines, one long episode each."""
+    n = 10**5 if quick else 10**6
+    results = {}
+    for policy in ("hesrpt", "equi", "srpt"):
+        for emulate in (True, False):
+            run_fast(MALLEABLE, policy, 0, mode="online", n_arrivals=1000)  # compile outside the timing
+            run = run_fast(MALLEABLE, policy, 1, emulate_env=emulate, mode="online", load=MMK_LOAD, n_arrivals=n)
+            label = f"Malleable {policy}, load 0.9, {n:.0e} arrivals" + (", env window" if emulate else ", no window")
+            results[label] = run.n_events / run.seconds
+    results.update(multiserver_fastpath(n))
+    return results
+
+
+def multiserver_fastpath(n: int) -> dict[str, float]:
+    """ServerFilling-SRPT at k = 8 through the multiserver family's own compiled ``run_fast``."""
+    import baselines
+    from schedenv.multiserver.fastpath import run_fast as multiserver_run
+
+    env = gym.make("schedenv/MultiserverJob-v0", n_servers=8, load=MMK_LOAD, n_arrivals=n)
+    policy: Any = baselines.make("serverfilling-srpt")
+    small = gym.make("schedenv/MultiserverJob-v0", n_servers=8, n_arrivals=500)
+    multiserver_run(small, policy, 0)  # compile outside the timing
+    started = time.perf_counter()  # includes the env's workload draw at reset
+    result = multiserver_run(env, policy, 1)
+    seconds = time.perf_counter() - started
+    return {
+        f"MultiserverJob serverfilling-srpt, k = 8, load 0.9, {n:.0e} arrivals": 2 * result.completion.size / seconds
+    }
+
+
+def batched_section(seconds: float, num_envs: int) -> dict[str, float]:
+    """Aggregate steps/s of ``gym.make_vec`` (the native batched env) vs the single env, same kwargs."""
+    results = {}
+    for label, kwargs in (("online, load 0.9", {"mode": "online", "load": MMK_LOAD}), ("offline defaults", {})):
+        single = steps_per_second(MALLEABLE, seconds, **kwargs)
+        venv = gym.make_vec(MALLEABLE, num_envs=num_envs, **kwargs)
+        actions = np.full(venv.action_space.shape, 0.5, dtype=np.float32)
+        venv.reset(seed=0)
+        for _ in range(3):
+            venv.step(actions)
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            venv.step(actions)
+            steps += num_envs
+        results[f"Malleable {label}: single env (gym.make)"] = single
+        results[f"Malleable {label}: batched, B = {num_envs}"] = steps / (time.perf_counter() - start)
+    return results
+
+
+def ppo_section(timesteps: int) -> dict[str, float]:
+    """SB3 PPO samples (env steps, updates included) per second on one Malleable env."""
+    if importlib.util.find_spec("stable_baselines3") is None:
+        return {}
+    from stable_baselines3 import PPO
+
+    model = PPO("MlpPolicy", gym.make(MALLEABLE, mode="online"), n_steps=512, batch_size=64, seed=0, device="cpu")
+    model.learn(total_timesteps=512)  # warm up torch outside the timing
+    start = time.perf_counter()
+    model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
+    return {"PPO (sb3, MlpPolicy, 1 env, Malleable online)": timesteps / (time.perf_counter() - start)}
+
+
+def print_tables(report: dict[str, Any]) -> None:
+    reference = report["env_steps_per_second"]["CartPole-v1 (reference)"]
+    rows = [
+        (label, f"{rate:,.0f}", f"{rate / reference:.3f}") for label, rate in report["env_steps_per_second"].items()
+    ]
     print(markdown_table(["env", "steps/s", "ratio to CartPole-v1"], rows))
+    mmk, erlang = report["mmk_fcfs"], report["mmk_erlang_c_mean_response_time"]
+    print(f"\nM/M/{MMK_SERVERS} FCFS at rho = {MMK_LOAD} (Erlang-C mean response time {erlang:.4f})\n")
+    ciw_rate = mmk.get("Ciw", {}).get("events_per_second", float("nan"))
+    rows = [
+        (
+            label,
+            f"{row['jobs']:,.0f}",
+            f"{row['events_per_second']:,.0f}",
+            f"{row['events_per_second'] / ciw_rate:,.1f}",
+            f"{row['mean_response_time']:.4f}",
+            f"{row['mean_response_time'] / erlang - 1:+.2%}",
+        )
+        for label, row in mmk.items()
+    ]
+    print(markdown_table(["simulator", "jobs", "events/s", "ratio to Ciw", "mean response", "vs Erlang-C"], rows))
+    print()
+    rows = [(label, f"{rate:,.0f}") for label, rate in report["fastpath_events_per_second"].items()]
+    print(markdown_table(["fast path", "events/s"], rows))
+    print()
+    rows = [(label, f"{rate:,.0f}") for label, rate in report["batched_steps_per_second"].items()]
+    rows += [(label, f"{rate:,.0f}") for label, rate in report["ppo_samples_per_second"].items()]
+    print(markdown_table(["batched env / training", "steps/s"], rows))
     print(f"\n{provenance()}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per steps/s measurement")
+    parser.add_argument("--num-envs", type=int, default=1024, help="copies of the batched env")
+    parser.add_argument("--ppo-steps", type=int, default=4096, help="PPO timesteps timed")
+    parser.add_argument("--quick", action="store_true", help="shorter runs (about a minute)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    seconds = min(args.seconds, 0.5) if args.quick else args.seconds
+    report: dict[str, Any] = {
+        "env_steps_per_second": env_section(seconds),
+        "mmk_fcfs": mmk_section(args.quick),
+        "mmk_erlang_c_mean_response_time": erlang_c_mean_response_time(MMK_LOAD * MMK_SERVERS, 1.0, MMK_SERVERS),
+        "fastpath_events_per_second": fastpath_section(args.quick),
+        "batched_steps_per_second": batched_section(seconds, args.num_envs),
+        "ppo_samples_per_second": ppo_section(1024 if args.quick else args.ppo_steps),
+        "reference": "CartPole-v1",
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print_tables(report)
     return 0
 
 

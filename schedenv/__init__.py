@@ -7,9 +7,21 @@ from gymnasium.envs.registration import register
 
 __version__ = "0.1.0"
 
-ENV_IDS: tuple[str, ...] = ("schedenv/Malleable-v0",)
+ENV_IDS: tuple[str, ...] = (
+    "schedenv/Malleable-v0",
+    "schedenv/Dispatch-v0",
+    "schedenv/Moldable-v0",
+    "schedenv/MultiserverJob-v0",
+)
 """Every env id this package registers (each family's docstring documents its arguments)."""
 
-register(id="schedenv/Malleable-v0", entry_point="schedenv.malleable.env:MalleableEnv")
+register(
+    id="schedenv/Malleable-v0",
+    entry_point="schedenv.malleable.env:MalleableEnv",
+    vector_entry_point="schedenv.malleable.vector:MalleableVectorEnv",
+)
+register(id="schedenv/Dispatch-v0", entry_point="schedenv.dispatch.env:DispatchEnv")
+register(id="schedenv/Moldable-v0", entry_point="schedenv.moldable.env:MoldableEnv")
+register(id="schedenv/MultiserverJob-v0", entry_point="schedenv.multiserver.env:MultiserverJobEnv")
 
 __all__ = ["ENV_IDS", "__version__"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -18,6 +19,7 @@ import gymnasium as gym
 import baselines
 import schedenv
 from schedenv.evaluation import EvaluationResult, evaluate
+from schedenv.leaderboard.cli import add_leaderboard_parser
 from schedenv.reproduce import available_figures, run_figure
 from schedenv.validation import suggest
 from schedenv.workloads import from_spec
@@ -65,10 +67,22 @@ def _list(_: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    if args.agent:
+        from agents.cli import evaluate_agent
+
+        return evaluate_agent(args)
+    if args.env is None:
+        raise SystemExit("schedenv evaluate: --env is required (or --agent DIR)")
     env_id = check_env_id(args.env)
     env_kwargs = parse_env_kwargs(args.env_kwargs)
     reference = baselines.reference(env_id)
     names = args.contenders.split(",") if args.contenders else baselines.available(env_id)
+    allowed = baselines.available(env_id)
+    for name in names:
+        if name not in allowed:
+            raise SystemExit(
+                f"--contenders: {name!r} is not a baseline of {env_id}{suggest(name, allowed)}; known: {allowed}"
+            )
     names = [reference] + [n for n in names if n != reference]
     seeds = range(args.seed, args.seed + args.episodes)
     metric = args.metric or objective_metric(env_id, env_kwargs)
@@ -79,8 +93,19 @@ def _evaluate(args: argparse.Namespace) -> int:
     for row in rows:
         print(f"{row['contender']:<16} {row['mean']:>20.6g} ± {row['ci95']:<11.3g} {row['ratio']:>20.4f}")
     if args.json:
-        print(json.dumps({"env_id": env_id, "metric": metric, "reference": reference, "rows": rows}))
+        print(json.dumps(_finite({"env_id": env_id, "metric": metric, "reference": reference, "rows": rows})))
     return 0
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and inf floats replaced by None, so that the output is strict JSON."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _rows(results: dict[str, EvaluationResult], reference: str, metric: str) -> list[dict[str, Any]]:
@@ -121,7 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="env ids, baselines per env, reproductions").set_defaults(run=_list)
 
     ev = commands.add_parser("evaluate", help="evaluate contenders on fixed seeds against the paper policy")
-    ev.add_argument("--env", required=True, help="env id, e.g. schedenv/Malleable-v0")
+    ev.add_argument("--env", default=None, help="env id, e.g. schedenv/Malleable-v0 (with --agent: its training env)")
+    ev.add_argument(
+        "--agent", default=None, help="a `schedenv train` run folder: evaluate that agent vs the paper policy"
+    )
     ev.add_argument("--env-kwargs", default=None, help='JSON, e.g. \'{"n_jobs": 8, "speedup": 0.5}\'')
     ev.add_argument("--contenders", default=None, help="comma-separated baseline names (default: all for the env)")
     ev.add_argument("--episodes", type=int, default=10, help="number of seeds (episodes) per contender")
@@ -130,12 +158,18 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     ev.set_defaults(run=_evaluate)
 
+    from agents.cli import add_train_parser  # no torch until `train` runs
+
+    add_train_parser(commands)
+
     rep = commands.add_parser("reproduce", help="run a paper-figure reproduction script")
     rep.add_argument("figure", nargs="?", help="figure name (see --list)")
     rep.add_argument("--list", action="store_true", help="list the reproductions")
     rep.add_argument("--quick", action="store_true", help="a small version that runs in about a minute")
     rep.add_argument("--out", default="benchmarks/results", help="output folder")
     rep.set_defaults(run=_reproduce)
+
+    add_leaderboard_parser(commands)
     return parser
 
 

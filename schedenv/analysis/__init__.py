@@ -9,10 +9,37 @@ from schedenv.analysis.hesrpt import (
     hesrpt_mean_slowdown,
     hesrpt_weighted_flow_time,
 )
+from schedenv.analysis.moldable import downey_runtime, downey_speedup, list_schedule
+from schedenv.analysis.multiserver import sfs_gap_bound, srpt_mg1_response_time
+from schedenv.analysis.queueing import (
+    erlang_c,
+    lwr_analysis,
+    mg1_slowdown,
+    mg1_waiting_time,
+    random_analysis,
+    server_expansion,
+    sita_e_cutoffs,
+)
+from schedenv.analysis.tags import paper_size_dist, tags_analysis, tags_optimal_cutoffs
 
 __all__ = [
+    "downey_runtime",
+    "downey_speedup",
+    "erlang_c",
     "hesrpt_allocation",
     "hesrpt_mean_flow_time",
     "hesrpt_mean_slowdown",
     "hesrpt_weighted_flow_time",
+    "list_schedule",
+    "lwr_analysis",
+    "mg1_slowdown",
+    "mg1_waiting_time",
+    "paper_size_dist",
+    "random_analysis",
+    "server_expansion",
+    "sfs_gap_bound",
+    "sita_e_cutoffs",
+    "srpt_mg1_response_time",
+    "tags_analysis",
+    "tags_optimal_cutoffs",
 ]

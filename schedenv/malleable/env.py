@@ -257,8 +257,12 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             return action
         scaled = theta / total
         action[: window.size] = scaled[window]
-        action[-1] = scaled.sum() - scaled[window].sum() if n_jobs > window.size else 0.0
-        return action
+        if n_jobs > window.size:
+            outside = np.ones(n_jobs, dtype=bool)
+            outside[window] = False
+            action[-1] = scaled[outside].sum()
+        # Rounding may leave an entry a hair outside [0, 1]; the space's bounds are exact.
+        return np.clip(action, 0.0, 1.0)
 
     def allocation_from_action(self, action: Any) -> np.ndarray:
         """Validate ``action`` and turn it into fractions theta aligned with ``state`` (see Action Space)."""

@@ -202,3 +202,17 @@ def test_stepping_after_the_end_is_an_error() -> None:
         assert env.step(np.ones(17, np.float32))[2]
         with pytest.raises(RuntimeError, match="reset"):
             env.step(np.ones(17, np.float32))
+
+
+def test_baseline_actions_stay_in_bounds_when_jobs_overflow_the_window() -> None:
+    # Regression: the group weight was computed as a difference of sums and could be -2e-16.
+    # With this instance the old formula produced 6 negative weights over these seeds.
+    env = gym.make(ENV_ID, n_jobs=20, max_jobs=16, speedup=0.9, size_dist=Pareto(0.8), n_servers=1e6)
+    policy = baselines.make("hesrpt")
+    for seed in range(10):
+        observation, _ = env.reset(seed=seed)
+        terminated = False
+        while not terminated:
+            action = policy.act(observation, env)
+            assert env.action_space.contains(action)
+            observation, _, terminated, _, _ = env.step(action)

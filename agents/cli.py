@@ -1,0 +1,149 @@
+"""The ``schedenv train`` subcommand and ``schedenv evaluate --agent DIR`` (registered by ``schedenv.cli``).
+
+    schedenv train --env schedenv/Malleable-v0 --env-kwargs '{"n_jobs": 8}' --algo ppo \\
+        --timesteps 200000 --seed 0 --out runs/malleable
+    schedenv train --out runs/malleable --timesteps 400000 --resume
+    schedenv evaluate --agent runs/malleable --episodes 20 --json
+
+This module imports no torch at import time, so ``schedenv list`` works without the ``rl`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+import baselines
+from agents.algorithms import ALGORITHMS, get_algorithm
+from agents.runs import CONFIG, read_config
+from schedenv.workloads import from_spec
+
+
+def add_train_parser(commands: Any) -> None:
+    """Add the ``train`` subcommand to the ``schedenv`` subparsers ``commands``."""
+    tr = commands.add_parser("train", help="train an RL agent (stable-baselines3) on an env id")
+    tr.add_argument("--env", default=None, help="env id, e.g. schedenv/Malleable-v0 (not needed with --resume)")
+    tr.add_argument("--env-kwargs", default=None, help="JSON env arguments, e.g. '{\"n_jobs\": 8}'")
+    tr.add_argument("--algo", default=None, help=f"one of {', '.join(ALGORITHMS)} (default: the config's, else ppo)")
+    tr.add_argument("--config", default=None, help="YAML config (default: agents/configs/<family>_<algo>.yaml)")
+    tr.add_argument("--timesteps", type=int, default=None, help="total env steps (a resumed run continues to it)")
+    tr.add_argument("--seed", type=int, default=None, help="seed of the model and the training envs")
+    tr.add_argument("--out", required=True, help="run folder: model, checkpoints, config, TensorBoard logs")
+    tr.add_argument("--resume", action="store_true", help="continue the run in --out from its newest checkpoint")
+    tr.set_defaults(run=train_command)
+
+
+def json_object(text: str | None, flag: str) -> dict[str, Any]:
+    """The JSON object given to ``flag`` (empty when not given); malformed JSON exits with the reason."""
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"{flag} is not valid JSON: {error}") from error
+    if not isinstance(value, dict):
+        raise SystemExit(f"{flag} must be a JSON object, got {type(value).__name__}: {text}")
+    for item in value.values():
+        from_spec(item)
+    return value
+
+
+def train_command(args: argparse.Namespace) -> int:
+    """Handler of ``schedenv train``."""
+    from schedenv.cli import check_env_id
+
+    overrides: dict[str, Any] = {}
+    if args.env is not None:
+        overrides["env_id"] = check_env_id(args.env)
+    if args.env_kwargs:
+        overrides["env_kwargs"] = json_object(args.env_kwargs, "--env-kwargs")
+    if args.algo is not None:
+        overrides["algo"] = get_algorithm(args.algo).name
+    for name in ("timesteps", "seed"):
+        if getattr(args, name) is not None:
+            overrides[name] = getattr(args, name)
+    resuming = args.resume and (Path(args.out) / CONFIG).is_file()
+    if resuming and args.config is not None:
+        raise SystemExit(f"--config cannot change the resumed run in {args.out}; it continues with its saved config")
+    if not resuming and "env_id" not in overrides:
+        raise SystemExit("schedenv train: --env is required (unless --resume continues a run in --out)")
+
+    from agents.train import resolve_config, resume_config, train
+
+    config = resume_config(args.out, overrides) if resuming else resolve_config(args.config, overrides)
+    train(config, args.out, resume=args.resume)
+    return 0
+
+
+def evaluate_agent(args: argparse.Namespace) -> int:
+    """Handler of ``schedenv evaluate --agent DIR``: the agent and the paper policy on the same seeds."""
+    import agents
+    from schedenv.cli import check_env_id, objective_metric
+    from schedenv.evaluation import evaluate
+
+    saved = read_config(Path(args.agent))
+    env_id = check_env_id(args.env or saved["env_id"])
+    raw_kwargs = {**(saved.get("env_kwargs") or {}), **json_object(args.env_kwargs, "--env-kwargs")}
+    env_kwargs = {key: from_spec(value) for key, value in raw_kwargs.items()}
+    agent = agents.load(args.agent)
+    _check_spaces(agent.model, env_id, env_kwargs)
+    reference = baselines.reference(env_id)
+    others = [n for n in (args.contenders.split(",") if args.contenders else []) if n != reference]
+    seeds = range(args.seed, args.seed + args.episodes)
+    metric = args.metric or objective_metric(env_id, env_kwargs)
+    results = {agent.name: evaluate(env_id, agent, seeds, keep_records=False, **env_kwargs)}
+    for name in [reference, *others]:
+        results[name] = evaluate(env_id, name, seeds, keep_records=False, **env_kwargs)
+    base = results[reference]
+    rows = []
+    for name, result in results.items():
+        interval = result.summary[metric]
+        rows.append(
+            {
+                "contender": name,
+                "env_id": env_id,
+                "metric": metric,
+                "mean": interval.mean,
+                "ci95": interval.ci95,
+                "reference": reference,
+                "reference_mean": base.summary[metric].mean,
+                "ratio": result.compare(base, metric).ratio,
+            }
+        )
+    print(f"{env_id}  {json.dumps(raw_kwargs)}  seeds {seeds.start}..{seeds.stop - 1}  agent {args.agent}")
+    print(f"{'contender':<24} {metric + ' (mean ± 95%)':>34} {'ratio to ' + reference:>20}")
+    for row in rows:
+        print(f"{row['contender']:<24} {row['mean']:>20.6g} ± {row['ci95']:<11.3g} {row['ratio']:>20.4f}")
+    if args.json:
+        summary = {**rows[0], "episodes": args.episodes, "seed": args.seed, "env_kwargs": raw_kwargs, "rows": rows}
+        print(json.dumps(_finite(summary)))
+    return 0
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and inf floats as None (strict JSON; one episode has no interval)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
+
+
+def _check_spaces(model: Any, env_id: str, env_kwargs: dict[str, Any]) -> None:
+    env = gym.make(env_id, **env_kwargs)
+    try:
+        if env.observation_space.shape != model.observation_space.shape or env.action_space != model.action_space:
+            raise ValueError(
+                f"the agent was trained on observations {model.observation_space.shape} and actions "
+                f"{model.action_space}; {env_id} with these env kwargs has {env.observation_space.shape} and "
+                f"{env.action_space} (keep the window size, e.g. max_jobs, as in training)"
+            )
+    finally:
+        env.close()

@@ -1,0 +1,104 @@
+"""A trained model as a contender of ``schedenv.evaluation.evaluate`` (the Baseline protocol, DESIGN §2).
+
+The agent sees what the env shows (the observation, normalised with the run's ``VecNormalize``
+statistics) and, for masked discrete envs, the env's ``action_masks()``; it acts deterministically
+(the policy's mode), so an evaluation on fixed seeds is reproducible.
+"""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.vec_env import VecNormalize
+
+from agents.algorithms import algorithm_class, get_algorithm
+from agents.runs import Checkpoint, final_model, read_config
+
+
+class AgentContender:
+    """An RL model acting through ``act(observation, env)`` like a baseline policy."""
+
+    def __init__(
+        self,
+        name: str,
+        model: BaseAlgorithm,
+        normalizer: VecNormalize | None = None,
+        uses_masks: bool = False,
+        deterministic: bool = True,
+    ) -> None:
+        self.name = name
+        """The contender's name in evaluation tables."""
+        self.model = model
+        """The stable-baselines3 model."""
+        self.normalizer = normalizer
+        """Observation statistics of training (None: observations are used as they are)."""
+        self.uses_masks = uses_masks
+        """True for MaskablePPO: the env's ``action_masks()`` is passed to ``predict``."""
+        self.deterministic = deterministic
+        """Act with the policy's mode (True) or sample from it (False)."""
+
+    def reset(self, env: gym.Env) -> None:
+        """Nothing to reset: the policies trained here are feed-forward."""
+
+    def act(self, observation: Any, env: gym.Env) -> Any:
+        """The model's action for ``observation``, in ``env``'s action space."""
+        obs = np.asarray(observation, dtype=np.float32)
+        if self.normalizer is not None:
+            obs = np.asarray(self.normalizer.normalize_obs(obs), dtype=np.float32)
+        if self.uses_masks:
+            masks = np.asarray(env.get_wrapper_attr("action_masks")(), dtype=bool)
+            action, _ = self.model.predict(obs, deterministic=self.deterministic, action_masks=masks)  # type: ignore[call-arg]
+        else:
+            action, _ = self.model.predict(obs, deterministic=self.deterministic)
+        if isinstance(env.action_space, spaces.Discrete):
+            return int(action)
+        return np.asarray(action, dtype=env.action_space.dtype)
+
+    def __repr__(self) -> str:
+        return f"AgentContender(name={self.name!r}, model={type(self.model).__name__})"
+
+
+def load_normalizer(path: Path) -> VecNormalize | None:
+    """Saved ``VecNormalize`` statistics, frozen for evaluation, or None if ``path`` does not exist."""
+    if not Path(path).is_file():
+        return None
+    with open(path, "rb") as file:
+        normalizer = pickle.load(file)
+    if not isinstance(normalizer, VecNormalize):
+        raise ValueError(f"{path} does not hold VecNormalize statistics")
+    normalizer.training = False
+    normalizer.norm_reward = False
+    return normalizer
+
+
+def load(path: str | Path, *, deterministic: bool = True) -> AgentContender:
+    """The agent trained in the run folder ``path`` (``model.zip``, else its newest checkpoint).
+
+    >>> agent = load("runs/malleable")  # doctest: +SKIP
+    >>> evaluate("schedenv/Malleable-v0", agent, seeds=range(10))  # doctest: +SKIP
+    """
+    run_dir = Path(path)
+    config = read_config(run_dir)
+    checkpoint = final_model(run_dir)
+    if checkpoint is None:
+        raise ValueError(f"{run_dir} holds no model yet (no {run_dir / 'model.zip'} and no checkpoint)")
+    return load_checkpoint(
+        checkpoint, config, name=f"{config['algo']}:{run_dir.resolve().name}", deterministic=deterministic
+    )
+
+
+def load_checkpoint(
+    checkpoint: Checkpoint, config: dict[str, Any], name: str, deterministic: bool = True
+) -> AgentContender:
+    """A contender from one saved model and its statistics (``config`` is the run's resolved config)."""
+    torch.set_num_threads(1)
+    algo = get_algorithm(str(config["algo"]))
+    model = algorithm_class(algo.name).load(checkpoint.model, device="cpu")
+    return AgentContender(name, model, load_normalizer(checkpoint.vecnormalize), algo.needs_masks, deterministic)

@@ -1,0 +1,352 @@
+"""Train a stable-baselines3 / sb3-contrib agent on any schedenv env id (DESIGN §6).
+
+The run reads top to bottom: resolve the config (defaults < YAML file < command-line values),
+seed everything, build the vectorised env (``Monitor`` + ``VecNormalize``), build or resume the
+model, learn with checkpoint and evaluation callbacks, save the final model beside its statistics.
+
+>>> from agents.train import TrainConfig, train
+>>> result = train(TrainConfig(env_kwargs={"jobs": [1, 2, 4]}, timesteps=256), "runs/tiny")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import torch
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.utils import set_random_seed
+from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+
+import schedenv
+from agents.algorithms import Algorithm, algorithm_class, check_compatible, has_action_masks
+from agents.callbacks import AtomicCheckpointCallback, ReferenceEvalCallback, save_model
+from agents.contender import load_normalizer
+from agents.extractors import SlotSetExtractor, slot_layout
+from agents.runs import MODEL, TENSORBOARD, VECNORMALIZE, Checkpoint, checkpoints, read_config, write_config
+from schedenv.validation import suggest
+from schedenv.workloads import from_spec
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+EXTRACTORS = ("mlp", "slots")
+_ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "elu": torch.nn.ELU}
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run depends on; written resolved to ``DIR/config.yaml``."""
+
+    env_id: str = "schedenv/Malleable-v0"
+    """Gymnasium id of the env (one of ``schedenv.ENV_IDS``)."""
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Env arguments as JSON values; ``{"type": "Pareto", "alpha": 1.5}`` specs become workload objects."""
+    algo: str = "ppo"
+    """Algorithm: ppo, a2c, sac, dqn or maskable_ppo (``agents.algorithms.ALGORITHMS``)."""
+    timesteps: int = 100_000
+    """Total env steps to train for (a resumed run continues up to this total)."""
+    seed: int = 0
+    """Seed of the model, of torch and of the training envs (env i is seeded seed + i)."""
+    n_envs: int = 4
+    """Env copies stepped together (one process); more copies decorrelate each rollout batch."""
+    normalize_observation: bool = True
+    """Standardise observations with running statistics (VecNormalize), saved beside the model."""
+    normalize_reward: bool = True
+    """Scale rewards by the running std of the discounted return (VecNormalize); keeps long-horizon returns O(1)."""
+    clip_observation: float = 10.0
+    """Clip normalised observations to +- this value."""
+    extractor: str = "mlp"
+    """Feature extractor: "mlp" (flat) or "slots" (shared per-slot network with pooling, agents.extractors)."""
+    extractor_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Arguments of the "slots" extractor: embed_dim, hidden."""
+    policy_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Policy arguments (net_arch, log_std_init, activation_fn as "relu" / "tanh" / "elu", ...)."""
+    algo_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Algorithm hyperparameters passed to its constructor (learning_rate, n_steps, gamma, gae_lambda, ...)."""
+    checkpoint_every: int = 10_000
+    """Checkpoint interval in env steps; a killed run loses at most this many steps."""
+    eval_every: int = 10_000
+    """Interval in env steps of the evaluation against the paper policy (0: only at the end)."""
+    eval_episodes: int = 5
+    """Episodes (fixed seeds) per evaluation."""
+    eval_seed: int = 1_000_000
+    """First evaluation seed: seeds eval_seed .. eval_seed + eval_episodes - 1, disjoint from training seeds."""
+    progress_bar: bool | None = None
+    """Show a progress bar (None: only when stderr is a terminal)."""
+    tensorboard: bool = True
+    """Write TensorBoard logs to DIR/tb."""
+
+    def __post_init__(self) -> None:
+        if self.env_id not in gym.registry:
+            raise ValueError(
+                f"env_id={self.env_id!r} is not a registered env{suggest(self.env_id, schedenv.ENV_IDS)}; "
+                f"known: {list(schedenv.ENV_IDS)}"
+            )
+        if self.extractor not in EXTRACTORS:
+            raise ValueError(
+                f"extractor={self.extractor!r} is not allowed; choose one of {list(EXTRACTORS)}"
+                f"{suggest(self.extractor, EXTRACTORS)}"
+            )
+        for name in ("timesteps", "n_envs", "checkpoint_every", "eval_episodes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name}={value!r} is not allowed; it must be an integer >= 1")
+        if not isinstance(self.eval_every, int) or self.eval_every < 0:
+            raise ValueError(f"eval_every={self.eval_every!r} is not allowed; it must be an integer >= 0")
+
+    def gamma(self) -> float:
+        """The discount factor of the algorithm (also the one VecNormalize scales rewards with)."""
+        return float(self.algo_kwargs.get("gamma", 0.99))
+
+
+def field_docs() -> dict[str, str]:
+    """Field name -> its one-line docstring (the comments of a written config)."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(TrainConfig))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs = {}
+    for node, following in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+        ):
+            docs[node.target.id] = str(following.value.value)
+    return docs
+
+
+def family_config(env_id: str, algo: str) -> Path | None:
+    """The shipped config ``agents/configs/<family>_<algo>.yaml`` for ``env_id``, if there is one."""
+    family = env_id.split("/")[-1].rsplit("-v", 1)[0].lower()
+    path = CONFIG_DIR / f"{family}_{algo}.yaml"
+    return path if path.is_file() else None
+
+
+def resolve_config(path: str | Path | None, overrides: dict[str, Any]) -> TrainConfig:
+    """Defaults, then the YAML file at ``path`` (or the family's shipped config), then ``overrides``.
+
+    ``env_kwargs`` merge key by key; every other field is replaced.
+    """
+    import yaml
+
+    names = {f.name for f in dataclasses.fields(TrainConfig)}
+    for key in overrides:
+        if key not in names:
+            raise ValueError(f"{key!r} is not a config field{suggest(key, names)}; fields: {sorted(names)}")
+    values: dict[str, Any] = {}
+    if path is None:
+        path = family_config(overrides.get("env_id", TrainConfig.env_id), overrides.get("algo", TrainConfig.algo))
+    if path is not None:
+        if not Path(path).is_file():
+            raise ValueError(f"config={str(path)!r} does not exist; shipped configs: {sorted(shipped_configs())}")
+        loaded = yaml.safe_load(Path(path).read_text()) or {}
+        if not isinstance(loaded, dict):
+            raise ValueError(f"config {path} must hold a mapping of TrainConfig fields")
+        for key in loaded:
+            if key not in names:
+                raise ValueError(f"{path}: {key!r} is not a config field{suggest(key, names)}; fields: {sorted(names)}")
+        values.update(loaded)
+    for key, value in overrides.items():
+        if key == "env_kwargs":
+            values["env_kwargs"] = {**values.get("env_kwargs", {}), **value}
+        else:
+            values[key] = value
+    return TrainConfig(**values)
+
+
+def shipped_configs() -> list[str]:
+    """Names of the configs in ``agents/configs``."""
+    return [p.name for p in CONFIG_DIR.glob("*.yaml")]
+
+
+def env_kwargs_objects(config: TrainConfig) -> dict[str, Any]:
+    """The env kwargs with workload specs turned into objects (``schedenv.workloads.from_spec``)."""
+    return {key: from_spec(value) for key, value in config.env_kwargs.items()}
+
+
+@dataclass
+class TrainResult:
+    """What a training run produced."""
+
+    model: BaseAlgorithm
+    """The trained model."""
+    run_dir: Path
+    """Its folder (see ``agents.runs``)."""
+    start_timesteps: int
+    """Env steps the model had when this call started (> 0 when resumed)."""
+    evaluations: list[dict[str, Any]]
+    """The evaluations against the paper policy made during this call."""
+    seconds: float
+    """Wall time of learning."""
+
+
+def train(config: TrainConfig, out: str | Path, *, resume: bool = False) -> TrainResult:
+    """Train per ``config`` into the folder ``out``; with ``resume``, continue its newest checkpoint."""
+    run_dir = Path(out)
+    torch.set_num_threads(1)
+    set_random_seed(config.seed)
+    env_kwargs = env_kwargs_objects(config)
+    probe = gym.make(config.env_id, **env_kwargs)
+    try:
+        algo = check_compatible(config.algo, probe, config.env_id)
+        if has_action_masks(probe) and not algo.needs_masks:
+            warnings.warn(
+                f"{config.env_id} masks actions but algo={algo.name!r} ignores masks, so it may pick a masked action "
+                "(the env then raises ValueError); use algo='maskable_ppo'",
+                stacklevel=2,
+            )
+        policy_kwargs = _policy_kwargs(config, probe)
+    finally:
+        probe.close()
+
+    saved = checkpoints(run_dir) if resume else []
+    if not resume and ((run_dir / MODEL).exists() or checkpoints(run_dir)):
+        raise ValueError(f"{run_dir} already holds a training run; pass resume=True (--resume) or another --out")
+    write_config(run_dir, dataclasses.asdict(config), field_docs())
+    venv: VecEnv = make_vec_env(config.env_id, n_envs=config.n_envs, seed=config.seed, env_kwargs=env_kwargs)
+    model, start = (
+        _resume(algo, saved[-1], venv, config) if saved else (_new_model(algo, venv, config, policy_kwargs, run_dir), 0)
+    )
+    if resume and not saved:
+        print(f"no checkpoint in {run_dir}; starting from scratch", file=sys.stderr)
+    _print_table(config, run_dir, start)
+
+    callbacks: list[Any] = [AtomicCheckpointCallback(run_dir, config.checkpoint_every, config.n_envs, algo.off_policy)]
+    evaluation = ReferenceEvalCallback(
+        config.env_id,
+        env_kwargs,
+        range(config.eval_seed, config.eval_seed + config.eval_episodes),
+        _objective_metric(config.env_id, env_kwargs),
+        config.eval_every or sys.maxsize,
+        config.n_envs,
+        run_dir,
+        algo.needs_masks,
+    )
+    callbacks.append(evaluation)
+    progress = sys.stderr.isatty() if config.progress_bar is None else config.progress_bar
+    started = time.perf_counter()
+    if config.timesteps > start:
+        model.learn(
+            total_timesteps=config.timesteps - start,
+            callback=callbacks,
+            reset_num_timesteps=start == 0,
+            tb_log_name="run",
+            progress_bar=progress,
+        )
+        seconds = time.perf_counter() - started
+        evaluation.evaluate_now()
+        callbacks[0].save()
+    else:
+        seconds = 0.0
+        print(f"{run_dir} is already at {start} >= {config.timesteps} steps; nothing to train", file=sys.stderr)
+    save_model(model, model.get_vec_normalize_env(), run_dir / MODEL, run_dir / VECNORMALIZE)
+    steps = model.num_timesteps - start
+    print(f"trained {steps} steps in {seconds:.1f} s ({steps / max(seconds, 1e-9):.0f} steps/s); model in {run_dir}")
+    venv.close()
+    return TrainResult(model, run_dir, start, evaluation.history, seconds)
+
+
+def resume_config(out: str | Path, overrides: dict[str, Any]) -> TrainConfig:
+    """The saved config of the run in ``out`` with ``overrides``; env and algo must not change."""
+    saved = read_config(Path(out))
+    for key in ("env_id", "algo", "env_kwargs"):
+        if key in overrides and overrides[key] != saved.get(key):
+            raise ValueError(
+                f"--resume continues the run in {out} trained with {key}={saved.get(key)!r}; "
+                f"{key}={overrides[key]!r} differs (use another --out for a new run)"
+            )
+    return TrainConfig(**{**saved, **overrides})
+
+
+def _objective_metric(env_id: str, env_kwargs: dict[str, Any]) -> str:
+    from schedenv.cli import objective_metric
+
+    return objective_metric(env_id, env_kwargs)
+
+
+def _policy_kwargs(config: TrainConfig, env: gym.Env) -> dict[str, Any]:
+    kwargs = dict(config.policy_kwargs)
+    if isinstance(kwargs.get("activation_fn"), str):
+        name = kwargs["activation_fn"]
+        if name not in _ACTIVATIONS:
+            raise ValueError(f"policy_kwargs.activation_fn={name!r} is not allowed; choose one of {list(_ACTIVATIONS)}")
+        kwargs["activation_fn"] = _ACTIVATIONS[name]
+    if config.extractor == "slots":
+        layout = slot_layout(env)
+        if layout is None:
+            warnings.warn(
+                f"{config.env_id} does not describe a slot layout (attributes slot_features and n_slots/max_jobs, "
+                "or module constants SLOT_FEATURES and GLOBAL_FEATURES); using the flat MLP extractor instead",
+                stacklevel=3,
+            )
+            config.extractor = "mlp"
+        else:
+            kwargs["features_extractor_class"] = SlotSetExtractor
+            kwargs["features_extractor_kwargs"] = {
+                "start": layout.start,
+                "n_slots": layout.n_slots,
+                "slot_features": layout.slot_features,
+                **config.extractor_kwargs,
+            }
+    return kwargs
+
+
+def _normalize(venv: VecEnv, config: TrainConfig) -> VecEnv:
+    if not (config.normalize_observation or config.normalize_reward):
+        return venv
+    return VecNormalize(
+        venv,
+        norm_obs=config.normalize_observation,
+        norm_reward=config.normalize_reward,
+        clip_obs=config.clip_observation,
+        gamma=config.gamma(),
+    )
+
+
+def _new_model(
+    algo: Algorithm, venv: VecEnv, config: TrainConfig, policy_kwargs: dict[str, Any], run_dir: Path
+) -> BaseAlgorithm:
+    cls = algorithm_class(algo.name)
+    return cls(
+        "MlpPolicy",
+        _normalize(venv, config),
+        seed=config.seed,
+        device="cpu",
+        policy_kwargs=policy_kwargs,
+        tensorboard_log=str(run_dir / TENSORBOARD) if config.tensorboard else None,
+        **config.algo_kwargs,
+    )
+
+
+def _resume(algo: Algorithm, checkpoint: Checkpoint, venv: VecEnv, config: TrainConfig) -> tuple[BaseAlgorithm, int]:
+    normalizer = load_normalizer(checkpoint.vecnormalize)
+    if normalizer is not None:
+        normalizer.set_venv(venv)
+        normalizer.training = True
+        normalizer.norm_reward = config.normalize_reward
+        venv = normalizer
+    model = algorithm_class(algo.name).load(checkpoint.model, env=venv, device="cpu")
+    if algo.off_policy and checkpoint.replay_buffer.is_file():
+        model.load_replay_buffer(checkpoint.replay_buffer)
+    print(f"resuming from {checkpoint.model} at {model.num_timesteps} steps", file=sys.stderr)
+    return model, int(model.num_timesteps)
+
+
+def _print_table(config: TrainConfig, run_dir: Path, start: int) -> None:
+    rows = [(f.name, getattr(config, f.name)) for f in dataclasses.fields(config)]
+    rows.append(("run_dir", str(run_dir)))
+    rows.append(("start_timesteps", start))
+    width = max(len(name) for name, _ in rows)
+    print("\n".join(f"{name:<{width}}  {value}" for name, value in rows))
+    if config.gamma() < 1:
+        print(f"gamma = {config.gamma()}: effective horizon ~ {1 / (1 - config.gamma()):.0f} decisions")

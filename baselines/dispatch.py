@@ -1,0 +1,226 @@
+"""Task-assignment policies of the TAGS paper (Harchol-Balter, "Task assignment with unknown
+duration", J. ACM 2002) for ``schedenv/Dispatch-v0``.
+
+Every policy returns a ``Discrete`` action ``destination * n_limits + limit_index``. Policies
+other than TAGS never set a finite limit (index ``n_limits - 1`` is ``inf``), so their jobs are
+never killed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+
+from baselines.base import Policy
+from schedenv.analysis.queueing import sita_e_cutoffs
+from schedenv.analysis.tags import TagsObjective, tags_optimal_cutoffs
+from schedenv.dispatch.env import DispatchEnv
+
+ENV_ID = "schedenv/Dispatch-v0"
+REFERENCE = "tags-slowdown"
+
+
+def _env(env: gym.Env) -> DispatchEnv:
+    inner = env.unwrapped
+    if not isinstance(inner, DispatchEnv):
+        raise TypeError(f"this policy acts on {ENV_ID}, not on {type(inner).__name__}")
+    return inner
+
+
+def _run_to_completion(env: DispatchEnv, destination: int) -> np.int64:
+    return np.int64(env.encode_action(destination, env.n_limits - 1))
+
+
+def _need_sizes(env: DispatchEnv, name: str) -> None:
+    if not env.size_known:
+        raise ValueError(f"policy {name!r} needs job sizes; build the env with size_known=True")
+
+
+class RandomDispatch(Policy):
+    """Random (§1, §5.1): each job goes to a host chosen uniformly, run to completion.
+
+    Its random stream is seeded from the env's generator at ``reset`` (after the workload was drawn).
+    """
+
+    name: ClassVar[str] = "random"
+
+    def __init__(self) -> None:
+        self._rng = np.random.default_rng(0)
+
+    def reset(self, env: gym.Env) -> None:
+        self._rng = np.random.default_rng(int(_env(env).np_random.integers(2**63)))
+
+    def act(self, observation: Any, env: gym.Env) -> np.int64:
+        inner = _env(env)
+        return _run_to_completion(inner, int(self._rng.integers(inner.n_hosts)))
+
+
+class RoundRobin(Policy):
+    """Round-Robin (§1): the i-th job goes to host i mod h, run to completion."""
+
+    name: ClassVar[str] = "round-robin"
+
+    def __init__(self) -> None:
+        self._next = 0
+
+    def reset(self, env: gym.Env) -> None:
+        self._next = 0
+
+    def act(self, observation: Any, env: gym.Env) -> np.int64:
+        inner = _env(env)
+        host = self._next % inner.n_hosts
+        self._next += 1
+        return _run_to_completion(inner, host)
+
+
+class ShortestQueue(Policy):
+    """Shortest-Queue (§1): the host with the fewest jobs (queued plus running); ties to the lowest index."""
+
+    name: ClassVar[str] = "shortest-queue"
+
+    def act(self, observation: Any, env: gym.Env) -> np.int64:
+        inner = _env(env)
+        state = inner.state
+        return _run_to_completion(inner, int(np.argmin(state.queue_length + state.busy)))
+
+
+class LeastWorkRemaining(Policy):
+    """Least-Work-Remaining (§1): the host with the least remaining work; needs ``size_known=True``."""
+
+    name: ClassVar[str] = "least-work-remaining"
+
+    def reset(self, env: gym.Env) -> None:
+        _need_sizes(_env(env), self.name)
+
+    def act(self, observation: Any, env: gym.Env) -> np.int64:
+        inner = _env(env)
+        return _run_to_completion(inner, int(np.argmin(inner.state.host_work)))
+
+
+class CentralQueue(Policy):
+    """Central-Queue (§1, Fig. 2): every job waits FCFS at the dispatcher for the first idle host.
+
+    Needs no sizes and gives the same completion times as Least-Work-Remaining ([12] in the paper).
+    """
+
+    name: ClassVar[str] = "central-queue"
+
+    def act(self, observation: Any, env: gym.Env) -> np.int64:
+        inner = _env(env)
+        return _run_to_completion(inner, inner.central)
+
+
+class SitaE(Policy):
+    """SITA-E (§2; Harchol-Balter, Crovella, Murta 1999): host i serves the sizes of the i-th of h
+    intervals that each carry an equal share of the load; needs ``size_known=True``.
+    """
+
+    name: ClassVar[str] = "sita-e"
+
+    def __init__(self) -> None:
+        self.cutoffs = np.empty(0)
+
+    def reset(self, env: gym.Env) -> None:
+        inner = _env(env)
+        _need_sizes(inner, self.name)
+        self.cutoffs = sita_e_cutoffs(inner.size_dist, inner.n_hosts)
+
+    def act(self, observation: Any, env: gym.Env) -> np.int64:
+        inner = _env(env)
+        host = int(np.searchsorted(self.cutoffs, inner.pending_job.size, side="left"))
+        return _run_to_completion(inner, host)
+
+
+class Tags(Policy):
+    """TAGS (§4): attempt j (0-based) goes to host j with limit s_{j+1}; the last host runs to completion.
+
+    The cutoffs minimise the appendix's analysis for the env's size distribution, load and host
+    count (``tags_optimal_cutoffs``), unless ``cutoffs`` (h - 1 values) is given; each is then
+    placed on the env's ladder at the nearest limit in log scale, keeping them strictly increasing.
+    """
+
+    name: ClassVar[str] = "tags"
+    objective: ClassVar[TagsObjective] = "slowdown"
+
+    def __init__(self, cutoffs: Any = None) -> None:
+        self.requested = None if cutoffs is None else np.asarray(cutoffs, dtype=np.float64).ravel()
+        self.cutoffs = np.empty(0)
+        self.limit_indices: list[int] = []
+        self._key: tuple | None = None
+
+    def reset(self, env: gym.Env) -> None:
+        inner = _env(env)
+        key = (repr(inner.size_dist), inner.load, inner.n_hosts, tuple(inner.time_limits))
+        if key == self._key:
+            return
+        if self.requested is not None:
+            cutoffs = self.requested
+        else:
+            cutoffs = tags_optimal_cutoffs(inner.size_dist, inner.load, inner.n_hosts, self.objective).cutoffs
+        self.limit_indices = place_on_ladder(cutoffs, inner.time_limits)
+        self.cutoffs = inner.time_limits[self.limit_indices[:-1]]
+        self._key = key
+
+    def act(self, observation: Any, env: gym.Env) -> np.int64:
+        inner = _env(env)
+        attempt = len(inner.pending_job.hosts)
+        return np.int64(inner.encode_action(attempt, self.limit_indices[attempt]))
+
+
+class TagsSlowdown(Tags):
+    """TAGS-opt-slowdown (§4): cutoffs minimising the analysis's mean slowdown."""
+
+    name: ClassVar[str] = "tags-slowdown"
+    objective: ClassVar[TagsObjective] = "slowdown"
+
+
+class TagsWaiting(Tags):
+    """TAGS-opt-waitingtime (§4): cutoffs minimising the analysis's mean waiting time."""
+
+    name: ClassVar[str] = "tags-waiting"
+    objective: ClassVar[TagsObjective] = "waiting_time"
+
+
+class TagsFair(Tags):
+    """TAGS-opt-fairness (§4): cutoffs equalising the per-host mean slowdowns E[S_i]."""
+
+    name: ClassVar[str] = "tags-fair"
+    objective: ClassVar[TagsObjective] = "fairness"
+
+
+def place_on_ladder(cutoffs: Any, time_limits: np.ndarray) -> list[int]:
+    """Ladder indices for TAGS hosts 1..h: each cutoff's nearest finite limit (log scale), then ``inf``.
+
+    Indices are made strictly increasing (a collision moves to the next limit); a ladder with too
+    few finite limits for h - 1 distinct cutoffs raises ``ValueError``.
+    """
+    cuts = np.asarray(cutoffs, dtype=np.float64).ravel()
+    finite = np.log(time_limits[np.isfinite(time_limits)])
+    if finite.size < cuts.size:
+        raise ValueError(
+            f"time_limits has {finite.size} finite limits; TAGS with {cuts.size + 1} hosts needs at least {cuts.size}"
+        )
+    indices: list[int] = []
+    for position, cut in enumerate(cuts):
+        index = int(np.argmin(np.abs(finite - math.log(cut))))
+        index = max(index, indices[-1] + 1 if indices else 0)
+        index = min(index, finite.size - (cuts.size - position))
+        indices.append(index)
+    return [*indices, int(time_limits.size - 1)]
+
+
+POLICIES: dict[str, Callable[..., Policy]] = {
+    "random": RandomDispatch,
+    "round-robin": RoundRobin,
+    "shortest-queue": ShortestQueue,
+    "least-work-remaining": LeastWorkRemaining,
+    "central-queue": CentralQueue,
+    "sita-e": SitaE,
+    "tags-slowdown": TagsSlowdown,
+    "tags-waiting": TagsWaiting,
+    "tags-fair": TagsFair,
+}

@@ -1,0 +1,122 @@
+"""Shared plumbing of the ``dispatch_fig*.py`` scripts (TAGS paper figures): sweeps, tables, plots.
+
+Curves come from the analysis (``schedenv.analysis``), which is what the paper plots; simulated
+points (``schedenv.evaluation.evaluate``) are overlaid where a simulation converges.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shlex
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from schedenv.analysis.tags import paper_size_dist, policy_comparison
+from schedenv.evaluation import evaluate
+from schedenv.stats import Interval
+
+FULL_ALPHAS = tuple(round(a, 2) for a in np.arange(0.2, 2.01, 0.1))
+QUICK_ALPHAS = (0.2, 0.6, 1.0, 1.5, 2.0)
+LABELS = {
+    "random": "Random",
+    "least-work-remaining": "Least-Work-Remaining",
+    "tags-slowdown": "TAGS-opt-slowdown",
+    "tags-waiting_time": "TAGS-opt-waitingtime",
+    "tags-fairness": "TAGS-opt-fairness",
+}
+
+
+def parse(argv: list[str] | None, description: str) -> argparse.Namespace:
+    """The common flags: --quick, --out, --seeds (and --arrivals for simulated points)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="5 alphas and a small simulation (< 1 minute)")
+    parser.add_argument("--out", default="benchmarks/results", help="output directory")
+    parser.add_argument("--seeds", type=int, default=None, help="seeds per simulated point (default 8, quick 3)")
+    parser.add_argument("--arrivals", type=int, default=None, help="arrivals per simulated episode")
+    args = parser.parse_args(argv)
+    args.alphas = QUICK_ALPHAS if args.quick else FULL_ALPHAS
+    args.seeds = args.seeds or (3 if args.quick else 8)
+    args.arrivals = args.arrivals or (5000 if args.quick else 40000)
+    args.command = "python " + " ".join(
+        shlex.quote(a) for a in [sys.argv[0], *(argv if argv is not None else sys.argv[1:])]
+    )
+    return args
+
+
+def sweep(
+    alphas: Sequence[float], load: float, n_hosts: int, upper: float, objectives: tuple[str, ...]
+) -> dict[float, dict[str, dict[str, float]]]:
+    """``policy_comparison`` at every alpha (mean 3000, upper bound ``upper``)."""
+    return {a: policy_comparison(paper_size_dist(a, upper), load, n_hosts, objectives) for a in alphas}
+
+
+def simulate(
+    policy: str, alpha: float, load: float, n_hosts: int, upper: float, seeds: int, arrivals: int, **env_kwargs: object
+) -> dict[str, Interval]:
+    """Simulated metrics (mean ± 95% over seeds) of a baseline on the paper's workload."""
+    result = evaluate(
+        "schedenv/Dispatch-v0",
+        policy,
+        seeds=range(seeds),
+        keep_records=False,
+        size_dist=paper_size_dist(alpha, upper),
+        load=load,
+        n_hosts=n_hosts,
+        n_arrivals=arrivals,
+        max_jobs=0,
+        **env_kwargs,
+    )
+    return result.summary
+
+
+def fmt(value: float) -> str:
+    """A number for a table: 4 significant digits, scientific when large or small."""
+    if math.isinf(value):
+        return "inf (unstable)"
+    return f"{value:.4g}"
+
+
+def write_markdown(
+    out: Path, figure: str, description: str, header: Sequence[str], rows: Sequence[Sequence[str]], notes: Sequence[str]
+) -> Path:
+    """``<figure>.md``: the claim, a table, and the notes (command, seeds, arrival counts, comparison)."""
+    lines = [f"# {figure}", "", description, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += ["", *notes, ""]
+    path = out / f"{figure}.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def plot(
+    out: Path,
+    figure: str,
+    panels: Sequence[tuple[str, Callable[[object], None]]],
+) -> Path:
+    """``<figure>.png``: one panel per (title, draw(axes)) pair."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.0), squeeze=False)
+    for ax, (title, draw) in zip(axes[0], panels, strict=True):
+        draw(ax)
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = out / f"{figure}.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def curve(table: dict[float, dict[str, dict[str, float]]], policy: str, metric: str) -> tuple[list[float], list[float]]:
+    """Alphas and a policy's metric, dropping unstable (infinite) points."""
+    xs = [a for a in table if math.isfinite(table[a][policy][metric])]
+    return xs, [table[a][policy][metric] for a in xs]

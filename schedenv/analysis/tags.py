@@ -1,0 +1,238 @@
+"""TAGS analysis (Harchol-Balter, "Task assignment with unknown duration", J. ACM 2002, appendix).
+
+Host i (1-based) runs every job up to its cutoff s_i (s_0 = lowest size, s_h = largest). Jobs
+whose final destination is host i have sizes in (s_{i-1}, s_i]; every job larger than s_i also
+visits host i and uses s_i of it. With the paper's one approximation (Poisson arrivals into every
+host, which §5.1 argues makes the result an upper bound) each host is an M/G/1 FCFS queue:
+
+    rho_i = lambda (E[X; s_{i-1} < X <= s_i] + s_i P(X > s_i))
+    E[W_i^visit] = lambda (E[X^2; s_{i-1} < X <= s_i] + s_i^2 P(X > s_i)) / (2 (1 - rho_i))
+    E[W_i] = sum_{j <= i} E[W_j^visit],   E[S_i] = E[W_i] E[1/X | final host i]
+    E[W] = sum_i p_i E[W_i],   E[S] = sum_i p_i E[S_i]
+    Excess_a = sum_i rho_i - h rho = Excess_b = sum_{i >= 2} lambda P(X > s_{i-1}) s_{i-1}
+
+W is the time spent in queues (killed runs are not counted, as in the appendix); S = W / X.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import optimize
+
+from schedenv.analysis.queueing import lwr_analysis, partial_moment, random_analysis, support_bracket
+from schedenv.validation import check_choice, check_int, check_positive
+from schedenv.workloads import BoundedPareto, Distribution
+
+TagsObjective = Literal["slowdown", "waiting_time", "fairness"]
+
+FAIRNESS_TIEBREAK = 1e-3
+"""Weight of log mean slowdown added to the fairness spread, to pick the best equalising cutoffs."""
+
+
+@dataclass(frozen=True)
+class TagsAnalysis:
+    """The appendix's quantities for one set of cutoffs; per-host arrays are ordered host 1..h."""
+
+    cutoffs: np.ndarray
+    """The interior cutoffs s_1 < ... < s_{h-1} (host h runs jobs to completion)."""
+    final_fractions: np.ndarray
+    """p_i: fraction of jobs whose final destination is host i."""
+    visit_fractions: np.ndarray
+    """p_i^visit: fraction of jobs that visit host i."""
+    host_loads: np.ndarray
+    """rho_i^visit."""
+    host_waiting_times: np.ndarray
+    """E[W_i]: total queueing time of jobs whose final host is i."""
+    host_slowdowns: np.ndarray
+    """E[S_i] (``nan`` for a host no job ends at): equal across hosts under TAGS-opt-fairness."""
+    mean_waiting_time: float
+    mean_slowdown: float
+    excess: float
+    excess_a: float
+    """Excess as the sum of host loads minus h rho."""
+    excess_b: float
+    """Excess as sum_{i >= 2} lambda_i^visit s_{i-1}."""
+    stable: bool
+    """Every host load is below 1 (otherwise the means are ``inf``)."""
+    mean_response_time: float
+    """E[W] + E[X] + Excess / lambda (the mean work lost to kills per job)."""
+
+
+def paper_size_dist(alpha: float, upper: float = 1e10, mean: float = 3000.0) -> BoundedPareto:
+    """The paper's B(k, p, alpha) with E[X] = ``mean`` (3000) and p = ``upper`` (10^10 or 10^7, §3 and §7).
+
+    k is solved in log space on a bracket where k^alpha stays representable for every alpha in
+    (0, 2] (for alpha = 1: k ≈ 167 at p = 10^10 and k ≈ 287 at p = 10^7).
+    """
+    alpha = check_positive("alpha", alpha)
+    upper = check_positive("upper", upper)
+    mean = check_positive("mean", mean)
+    if not mean < upper:
+        raise ValueError(f"mean={mean!r} is not allowed; it must be below upper={upper!r}")
+
+    def gap(log_lower: float) -> float:
+        return math.log(BoundedPareto(math.exp(log_lower), upper, alpha).mean) - math.log(mean)
+
+    floor = max(math.log(upper) - 700.0, -600.0 / alpha)
+    return BoundedPareto(math.exp(optimize.brentq(gap, floor, math.log(mean), xtol=1e-14)), upper, alpha)
+
+
+def _host_terms(
+    size_dist: Distribution, cutoffs: list[float], rate: float
+) -> tuple[list[float], list[float], list[float], list[float], list[float], list[float]]:
+    """Per host: p_i, p_i^visit, rho_i, lambda E[X^2 visit], E[X^-1; final host i], P(X > s_{i-1})."""
+    bounds = [0.0, *cutoffs, math.inf]
+    finals, visits, loads, second, inverse, tails = [], [], [], [], [], []
+    tail_after = [partial_moment(size_dist, 0, s, math.inf) for s in bounds[1:-1]] + [0.0]
+    for i in range(len(bounds) - 1):
+        low, high = bounds[i], bounds[i + 1]
+        p_final = partial_moment(size_dist, 0, low, high)
+        beyond = tail_after[i]
+        capped = high if math.isfinite(high) else 0.0
+        finals.append(p_final)
+        visits.append(p_final + beyond)
+        loads.append(rate * (partial_moment(size_dist, 1, low, high) + capped * beyond))
+        second.append(rate * (partial_moment(size_dist, 2, low, high) + capped**2 * beyond))
+        inverse.append(partial_moment(size_dist, -1, low, high) if p_final > 0 else 0.0)
+        tails.append(tail_after[i - 1] if i > 0 else 1.0)
+    return finals, visits, loads, second, inverse, tails
+
+
+def tags_analysis(cutoffs: object, size_dist: Distribution, load: float, n_hosts: int) -> TagsAnalysis:
+    """The appendix's formulas for TAGS with interior cutoffs s_1 < ... < s_{h-1}, any h (``n_hosts``).
+
+    ``load`` is the system load lambda E[X] / h (footnote 2).
+    """
+    h = check_int("n_hosts", n_hosts)
+    load = check_positive("load", load)
+    cuts = np.asarray(cutoffs, dtype=np.float64).ravel()
+    if cuts.size != h - 1:
+        raise ValueError(f"cutoffs has {cuts.size} entries; TAGS on n_hosts={h} needs h - 1 = {h - 1} interior cutoffs")
+    if not (np.isfinite(cuts).all() and (cuts > 0).all() and (np.diff(cuts) > 0).all()):
+        raise ValueError(f"cutoffs={cuts.tolist()!r} is not allowed; they must be finite, > 0 and strictly increasing")
+    rate = load * h / size_dist.mean
+    finals, visits, loads, second, inverse, tails = _host_terms(size_dist, cuts.tolist(), rate)
+    stable = max(loads) < 1.0
+    visit_waits = [s / (2.0 * (1.0 - r)) if r < 1.0 else math.inf for s, r in zip(second, loads, strict=True)]
+    waits = np.cumsum(visit_waits)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        host_slowdowns = np.where(np.asarray(finals) > 0, waits * np.asarray(inverse) / np.asarray(finals), np.nan)
+    mean_wait = _weighted(waits, finals)
+    mean_slowdown = _weighted(waits, inverse)
+    excess_a = sum(loads) - h * load
+    excess_b = sum(rate * tails[i] * cuts[i - 1] for i in range(1, h))
+    response = mean_wait + size_dist.mean + excess_b / rate
+    return TagsAnalysis(
+        cuts,
+        np.array(finals),
+        np.array(visits),
+        np.array(loads),
+        waits,
+        host_slowdowns,
+        mean_wait,
+        mean_slowdown,
+        excess_b,
+        excess_a,
+        excess_b,
+        bool(stable),
+        response,
+    )
+
+
+def _weighted(values: np.ndarray, weights: list[float]) -> float:
+    """sum_i w_i v_i, where a zero weight cancels an infinite value (a host no job ends at)."""
+    return float(sum(w * v for v, w in zip(values, weights, strict=True) if w > 0))
+
+
+def _score(log_cuts: np.ndarray, size_dist: Distribution, load: float, h: int, objective: str) -> float:
+    cuts = np.exp(np.sort(log_cuts))
+    if h > 1 and (np.diff(cuts) <= 0).any():
+        return 1e6
+    result = tags_analysis(cuts, size_dist, load, h)
+    if not result.stable:
+        # Lead the search back toward stability: the further over 1, the worse.
+        return 1e3 + 1e3 * float(np.maximum(result.host_loads - 1.0, 0.0).sum())
+    if objective == "waiting_time":
+        return math.log(max(result.mean_waiting_time, 1e-300))
+    log_slowdown = math.log(max(result.mean_slowdown, 1e-300))
+    if objective == "slowdown":
+        return log_slowdown
+    per_host = np.log(np.maximum(result.host_slowdowns[result.final_fractions > 0], 1e-300))
+    return float(per_host.max() - per_host.min()) + FAIRNESS_TIEBREAK * log_slowdown
+
+
+def tags_optimal_cutoffs(
+    size_dist: Distribution, load: float, n_hosts: int, objective: TagsObjective = "slowdown"
+) -> TagsAnalysis:
+    """The cutoffs that optimise ``objective`` under the appendix's analysis, with their analysis.
+
+    The paper used Mathematica; here a grid over log-cutoffs inside the support is refined by
+    Nelder-Mead from its three best points, subject to every host load < 1. Objectives:
+    ``"slowdown"`` minimises E[S], ``"waiting_time"`` minimises E[W], and ``"fairness"``
+    (TAGS-opt-fairness, §4) minimises the spread max_i log E[S_i] - min_i log E[S_i] of the per-host
+    slowdowns (zero when they are equal), plus ``FAIRNESS_TIEBREAK`` x log E[S] to choose among
+    equalising cutoffs. Raises ``ValueError`` when no stable cutoffs exist: every TAGS
+    configuration overloads a host (high load; the paper's §5.3 and §6 run into this at load 0.7).
+    """
+    h = check_int("n_hosts", n_hosts)
+    load = check_positive("load", load)
+    check_choice("objective", objective, ("slowdown", "waiting_time", "fairness"))
+    if h == 1:
+        return tags_analysis([], size_dist, load, 1)
+    low, high = (math.log(v) for v in support_bracket(size_dist))
+    points = {1: 80, 2: 30, 3: 14}.get(h - 1, 8)
+    axis = np.linspace(low, high, points + 2)[1:-1]
+    grid = np.array(np.meshgrid(*[axis] * (h - 1), indexing="ij")).reshape(h - 1, -1).T
+    grid = grid[(np.diff(grid, axis=1) > 0).all(axis=1)] if h > 2 else grid
+    scores = np.array([_score(point, size_dist, load, h, objective) for point in grid])
+    best_points = grid[np.argsort(scores)[:3]]
+    candidates = []
+    for start in best_points:
+        found = optimize.minimize(
+            _score,
+            start,
+            args=(size_dist, load, h, objective),
+            method="Nelder-Mead",
+            options={"xatol": 1e-7, "fatol": 1e-10, "maxiter": 4000 * (h - 1)},
+        )
+        candidates.append((float(found.fun), np.sort(found.x)))
+    best = min(candidates, key=lambda c: c[0])[1]
+    result = tags_analysis(np.exp(best), size_dist, load, h)
+    if not result.stable:
+        raise ValueError(
+            f"no stable TAGS cutoffs found for n_hosts={h}, load={load!r}, size_dist={size_dist!r}: every cutoff "
+            "choice searched leaves some host with load >= 1 (the restarts' excess work is too much); lower the load "
+            "or add hosts"
+        )
+    return result
+
+
+def policy_comparison(
+    size_dist: Distribution, load: float, n_hosts: int, tags_objectives: tuple[str, ...] = ("slowdown", "fairness")
+) -> dict[str, dict[str, float]]:
+    """Random, LWR (the paper's M/G/h form) and TAGS-opt-* analyses side by side (§5, §6).
+
+    Each value maps ``mean_slowdown``, ``mean_waiting_time`` (and for TAGS ``host_load_i`` and
+    ``excess``) to a float; an unstable TAGS gets ``inf`` means.
+    """
+    table: dict[str, dict[str, float]] = {}
+    for name, analysis in (
+        ("random", random_analysis(size_dist, load, n_hosts)),
+        ("least-work-remaining", lwr_analysis(size_dist, load, n_hosts)),
+    ):
+        table[name] = {"mean_slowdown": analysis.mean_slowdown, "mean_waiting_time": analysis.mean_waiting_time}
+    for objective in tags_objectives:
+        try:
+            tags = tags_optimal_cutoffs(size_dist, load, n_hosts, objective=objective)  # type: ignore[arg-type]
+        except ValueError:
+            table[f"tags-{objective}"] = {"mean_slowdown": math.inf, "mean_waiting_time": math.inf}
+            continue
+        row = {"mean_slowdown": tags.mean_slowdown, "mean_waiting_time": tags.mean_waiting_time, "excess": tags.excess}
+        row.update({f"host_load_{i}": float(rho) for i, rho in enumerate(tags.host_loads)})
+        row.update({f"cutoff_{i + 1}": float(s) for i, s in enumerate(tags.cutoffs)})
+        table[f"tags-{objective}"] = row
+    return table

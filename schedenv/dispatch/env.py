@@ -1,0 +1,458 @@
+"""Gymnasium adapter for non-preemptive multi-host dispatch (TAGS paper), env id ``schedenv/Dispatch-v0``.
+
+Provenance: the model of M. Harchol-Balter, "Task assignment with unknown duration", Journal of
+the ACM 49(2), 2002, §1 (hosts, Random / Round-Robin / Shortest-Queue / Least-Work-Remaining /
+Central-Queue) and §4 (TAGS: time limits, kills, restarts from scratch).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from itertools import islice
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from scipy import optimize
+
+from schedenv.analysis.queueing import support_bracket
+from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
+from schedenv.dispatch.render import render_queues, render_text
+from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, Job, PendingJob, StateView
+from schedenv.validation import check_choice, check_int, check_positive
+from schedenv.workloads import BoundedPareto, Distribution, PoissonArrivals, poisson_job_stream
+
+DEFAULT_ALPHA = 1.1
+"""Default Bounded Pareto exponent: the paper's plots span 0.2-2; measured workloads give about 1 (§3)."""
+LIMITS_PER_DECADE = 4
+"""Density of the default time-limit ladder (limits 10^(1/4) ≈ 1.78 apart)."""
+
+
+def default_size_dist() -> BoundedPareto:
+    """The paper's workload: Bounded Pareto with mean 3000 and upper bound 10^10 (§3), alpha = 1.1."""
+    return BoundedPareto.with_mean(3000.0, alpha=DEFAULT_ALPHA, upper=1e10)
+
+
+def default_time_limits(size_dist: Distribution) -> np.ndarray:
+    """A geometric ladder, ``LIMITS_PER_DECADE`` limits per decade, then ``inf``.
+
+    For a distribution with ``lower``/``upper`` bounds (Bounded Pareto) it spans them; otherwise it
+    spans 10^-2 to 10^4 times the mean.
+    """
+    low = getattr(size_dist, "lower", None)
+    high = getattr(size_dist, "upper", None)
+    if low is None or high is None:
+        low, high = 1e-2 * size_dist.mean, 1e4 * size_dist.mean
+    exponents = np.arange(math.log10(low), math.log10(high), 1.0 / LIMITS_PER_DECADE)
+    return np.append(10.0**exponents, math.inf)
+
+
+def encode_action(destination: int, limit_index: int, n_limits: int) -> int:
+    """The ``Discrete`` action for (destination, limit index): ``destination * n_limits + limit_index``.
+
+    ``destination`` is a host 0..h-1 or h for the central queue.
+    """
+    return destination * n_limits + limit_index
+
+
+def decode_action(action: int, n_limits: int) -> tuple[int, int]:
+    """The (destination, limit index) pair of a ``Discrete`` action (inverse of ``encode_action``)."""
+    return divmod(int(action), n_limits)
+
+
+class DispatchEnv(gym.Env[np.ndarray, np.int64]):
+    """Dispatch jobs of unknown size to h FCFS, run-to-completion hosts, with optional time limits.
+
+    ## Description
+    Jobs arrive (Poisson, or an explicit list) at a dispatcher in front of h identical hosts. Each
+    host serves its own queue first-come-first-served and never preempts. A run may carry a time
+    limit: a job still running when it reaches its limit is killed, loses all its work and comes
+    back to the dispatcher, which now knows its size exceeds that limit (TAGS, §4). Jobs sent to
+    the central queue wait FCFS at the dispatcher and go to the first host that becomes idle (a
+    host serves its own queue before the central one; §1's Central-Queue). Sizes are hidden from
+    the dispatcher unless ``size_known=True``. Decision epochs are arrivals and kills; completions
+    and central-queue hand-offs happen in between. When a kill frees a host, that host starts its
+    next job (own queue, then central) before the killed job is dispatched.
+
+    ## Action Space
+    ``Discrete((n_hosts + 1) * n_limits)``: action ``a = destination * n_limits + limit_index``
+    (``encode_action`` / ``decode_action``), destination 0..h-1 a host and h the central queue,
+    ``limit_index`` into ``time_limits`` (whose last entry is ``inf``: run to completion). Masks
+    (``action_masks()``, ``info["action_mask"]``) forbid only limits at or below the largest limit
+    the job already exceeded: such a run is certain to be killed again, wasting work and time, and
+    forbidding it bounds a job's runs by the ladder's length. Every destination is always allowed.
+    A masked, out-of-range or non-integer action raises ``ValueError`` and changes nothing.
+
+    ## Observation Space
+    ``Box(float32)``; L = ``n_limits``, K = ``max_jobs``, h = ``n_hosts``, ``scale`` = E[X]; a
+    limit index l is shown as (l + 1) / L (0: none) and ``inf`` is index L - 1. With
+    ``size_known=True`` each host, slot and the pending job get one more feature, log1p(work or
+    size / scale), and the layout shifts accordingly (F_h = 5, F_s = 5, F_p = 5).
+
+    | index                    | meaning                                                     | min | max |
+    |--------------------------|-------------------------------------------------------------|-----|-----|
+    | F_h i + 0                | host i busy                                                 | 0   | 1   |
+    | F_h i + 1                | log1p(jobs queued at host i)                                | 0   | inf |
+    | F_h i + 2                | log1p(elapsed time of its current run / scale)              | 0   | inf |
+    | F_h i + 3                | limit of its current run, (l + 1) / L                        | 0   | 1   |
+    | F_h h                    | log1p(jobs in the central queue)                            | 0   | inf |
+    | then, per queue q (hosts 0..h-1, central) and slot j < K, F_s features (FCFS order):     |||
+    | + 0                      | slot holds a job                                            | 0   | 1   |
+    | + 1                      | its limit, (l + 1) / L                                      | 0   | 1   |
+    | + 2                      | largest limit it exceeded, (l + 1) / L                      | 0   | 1   |
+    | + 3                      | log1p(its age / scale)                                      | 0   | inf |
+    | then the pending job, F_p features:                                                     |||
+    | + 0                      | log1p(its age / scale)                                      | 0   | inf |
+    | + 1                      | largest limit it exceeded, (l + 1) / L                      | 0   | 1   |
+    | + 2                      | log1p(runs it had, all killed)                              | 0   | inf |
+    | + 3                      | last host it ran on, (i + 1) / h (0: none)                  | 0   | 1   |
+    | last 4                   | log1p(jobs in system), log1p(queued jobs outside windows)   | 0   | inf |
+    |                          | log1p(time since the previous decision / scale)             | 0   | inf |
+    |                          | fraction of the episode's arrivals so far                   | 0   | 1   |
+
+    ## Rewards
+    Minus the objective accrued since the previous step: the integral of the number of jobs
+    present (``"response_time"``, ``"waiting_time"``) or of the sum of 1/x over them
+    (``"slowdown"``, ``"waiting_slowdown"``), minus x (``"waiting_time"``) or 1
+    (``"waiting_slowdown"``) settled at each completion. The undiscounted return is exactly minus
+    the episode's sum of T, T - x, T / x or (T - x) / x.
+
+    ## Starting State
+    ``n_arrivals`` Poisson arrivals at rate lambda = load * h / E[X] (the paper's footnote 2),
+    sizes from ``size_dist``, drawn at ``reset`` from the seed (gaps first, then sizes), so every
+    contender sees the same jobs; or the explicit ``jobs``. The first step decides the first arrival.
+
+    ## Episode End
+    Terminates when every job has arrived and completed. Never truncates by itself.
+
+    ## Information
+    Every step: ``time``, ``n_jobs``, ``completed`` (``DispatchRecord``: job_id, arrival, size,
+    completion, slowdown, hosts, wasted_work, queueing_time), ``action_mask``, ``killed`` (the
+    pending job was killed rather than new), ``n_outside`` (queued jobs outside the windows).
+    At the end ``episode_metrics``: mean_response_time, mean_waiting_time, mean_queueing_time,
+    mean_slowdown, mean_waiting_slowdown, mean_queueing_slowdown (the paper's slowdown W / x),
+    host_load_i, excess (wasted work per unit time, the appendix's Excess), total_wasted_work,
+    wasted_work_fraction, kills_per_job, mean_slowdown_final_host_i (the paper's fairness classes),
+    mean_slowdown_size_class_c (c = 0..4, sizes split at the workload's 0.5, 0.9, 0.99 and 0.999
+    quantiles; ``nan`` when empty), makespan, n_completed. The key set is fixed per env.
+
+    ## Arguments
+
+    | argument     | default                         | meaning                                             |
+    |--------------|---------------------------------|-----------------------------------------------------|
+    | n_hosts      | 2                               | h                                                   |
+    | load         | 0.5                             | system load lambda E[X] / h                          |
+    | size_dist    | BoundedPareto.with_mean(3000, alpha=1.1, upper=1e10) | sizes                         |
+    | n_arrivals   | 1000                            | jobs per episode (ignored when ``jobs`` is given)    |
+    | jobs         | None                            | explicit (arrival, size) pairs                       |
+    | size_known   | False                           | show sizes (and host work) to the dispatcher         |
+    | time_limits  | 4 per decade over the sizes     | increasing kill limits; ``inf`` is appended          |
+    | objective    | "slowdown"                      | "response_time", "waiting_time", "slowdown", "waiting_slowdown" |
+    | max_jobs     | 4                               | K, window slots per queue                            |
+    | render_mode  | None                            | "ansi" or "rgb_array"                                |
+
+    >>> import gymnasium as gym, schedenv
+    >>> env = gym.make("schedenv/Dispatch-v0", jobs=[(0.0, 5.0), (1.0, 2.0)], time_limits=[3.0])
+    >>> obs, info = env.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = env.step(env.unwrapped.encode_action(0, 0))
+
+    ## References
+    M. Harchol-Balter. Task assignment with unknown duration. Journal of the ACM 49(2):260-288, 2002.
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        n_hosts: int = 2,
+        load: float = 0.5,
+        size_dist: Distribution | None = None,
+        n_arrivals: int = 1000,
+        jobs: Any = None,
+        size_known: bool = False,
+        time_limits: Any = None,
+        objective: str = "slowdown",
+        max_jobs: int = 4,
+        render_mode: str | None = None,
+    ) -> None:
+        self.n_hosts = check_int("n_hosts", n_hosts)
+        self.load = check_positive("load", load)
+        if self.load >= 1:
+            warnings.warn(
+                f"load={self.load!r} >= 1: no dispatch policy is stable (TAGS even adds work), queues grow without "
+                "bound and episode metrics depend on n_arrivals; use load < 1 to compare policies.",
+                stacklevel=3,
+            )
+        if size_dist is not None and not isinstance(size_dist, Distribution):
+            raise ValueError(f"size_dist={size_dist!r} is not allowed; it must be a schedenv.workloads.Distribution")
+        self.size_dist = size_dist if size_dist is not None else default_size_dist()
+        if not math.isfinite(self.size_dist.mean):
+            raise ValueError(f"size_dist={self.size_dist!r} has an infinite mean; load needs a finite E[X]")
+        self.n_arrivals = check_int("n_arrivals", n_arrivals)
+        self.jobs = _parse_jobs(jobs)
+        if not isinstance(size_known, (bool, np.bool_)):
+            raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
+        self.size_known = bool(size_known)
+        self.time_limits = _parse_time_limits(time_limits, self.size_dist)
+        self.objective = check_choice("objective", objective, OBJECTIVES)
+        self.max_jobs = check_int("max_jobs", max_jobs, minimum=0)
+        self.render_mode = (
+            None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
+        )
+        self.arrival_process = PoissonArrivals.for_load(self.load, self.size_dist.mean, float(self.n_hosts))
+        self.scale = float(self.jobs[1].mean()) if self.jobs is not None else float(self.size_dist.mean)
+        self.size_class_bounds = _size_class_bounds(self.size_dist, self.jobs)
+
+        self.n_limits = int(self.time_limits.size)
+        self.central = self.n_hosts
+        """The destination index of the central queue."""
+        extra = 1 if self.size_known else 0
+        self._host_features = 4 + extra
+        self._slot_features = 4 + extra
+        self._pending_features = 4 + extra
+        n_slots = (self.n_hosts + 1) * self.max_jobs
+        self._slots_start = self._host_features * self.n_hosts + 1
+        self._pending_start = self._slots_start + n_slots * self._slot_features
+        length = self._pending_start + self._pending_features + 4
+        self.observation_space = spaces.Box(0.0, self._observation_high(length), dtype=np.float32)
+        self.n_actions = (self.n_hosts + 1) * self.n_limits
+        self.action_space = spaces.Discrete(self.n_actions)
+        limit_ok = np.arange(self.n_limits)[None, :] > np.arange(-1, self.n_limits - 1)[:, None]
+        self._masks = np.tile(limit_ok, (1, self.n_hosts + 1)).astype(np.int8)
+        self._masks.flags.writeable = False
+        self._sim: DispatchSim | None = None
+        self._killed = False
+        self._n_outside = 0
+        self._decision_gap = 0.0
+
+    def _observation_high(self, length: int) -> np.ndarray:
+        high = np.full(length, np.inf, dtype=np.float32)
+        for host in range(self.n_hosts):
+            base = self._host_features * host
+            high[base] = high[base + 3] = 1.0
+        slots = high[self._slots_start : self._pending_start].reshape(-1, self._slot_features)
+        slots[:, :3] = 1.0
+        high[self._pending_start + 1] = high[self._pending_start + 3] = 1.0
+        high[-1] = 1.0
+        return high
+
+    # ----------------------------------------------------------------- Gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        if self.jobs is not None:
+            arrivals, sizes = self.jobs
+        else:
+            arrivals, sizes = poisson_job_stream(self.n_arrivals, self.arrival_process, self.size_dist, self.np_random)
+        params = DispatchParams(self.n_hosts, self.time_limits, self.objective, arrivals, sizes, self.size_class_bounds)
+        self._sim = DispatchSim(params)
+        outcome = self._sim.advance()
+        self._killed, self._decision_gap = outcome.killed, outcome.elapsed
+        return self._observation(), self._info([])
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        sim = self.sim
+        if sim.pending is None:
+            raise RuntimeError("the episode has ended; call reset()")
+        destination, limit = self._checked_action(action, sim.pending)
+        sim.dispatch(destination, limit)
+        outcome = sim.advance()
+        self._killed, self._decision_gap = outcome.killed, outcome.elapsed
+        terminated = sim.done
+        observation = self._observation()
+        info = self._info(outcome.completed)
+        if terminated:
+            info["episode_metrics"] = sim.tally.metrics(sim.time)
+        return observation, -outcome.accrued, terminated, False, info
+
+    def render(self) -> Any:
+        if self.render_mode is None or self._sim is None:
+            return None
+        if self.render_mode == "ansi":
+            return render_text(self._sim)
+        return render_queues(self._sim)
+
+    # ----------------------------------------------------------------- for baselines and agents
+    @property
+    def sim(self) -> DispatchSim:
+        """The simulator (mutable; baselines should read ``state`` instead)."""
+        if self._sim is None:
+            raise RuntimeError("call reset() first")
+        return self._sim
+
+    @property
+    def state(self) -> StateView:
+        """A read-only snapshot of hosts, queues and the pending job (see ``StateView``)."""
+        return self.sim.view()
+
+    @property
+    def pending_job(self) -> PendingJob:
+        """The job awaiting a decision (cheaper than ``state`` when a policy needs only this)."""
+        job = self.sim.pending_view()
+        if job is None:
+            raise RuntimeError("the episode has ended; no job awaits a decision")
+        return job
+
+    def action_masks(self) -> np.ndarray:
+        """int8 mask over actions: 1 where the pending job may go (see Action Space)."""
+        pending = self.sim.pending
+        return self._masks[0 if pending is None else pending.exceeded + 1]
+
+    def encode_action(self, destination: int, limit_index: int) -> int:
+        """The action for (destination, limit index); destination ``self.central`` is the central queue."""
+        return encode_action(destination, limit_index, self.n_limits)
+
+    def decode_action(self, action: int) -> tuple[int, int]:
+        """The (destination, limit index) of ``action``."""
+        return decode_action(action, self.n_limits)
+
+    def limit_index(self, limit: float) -> int:
+        """The ladder index of the smallest limit >= ``limit`` (``inf`` if none is)."""
+        return int(np.searchsorted(self.time_limits, limit, side="left"))
+
+    # ----------------------------------------------------------------- internals
+    def _checked_action(self, action: Any, job: Job) -> tuple[int, int]:
+        if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+            index = int(action)
+        else:
+            value = np.asarray(action)
+            if value.size != 1 or value.dtype.kind not in "iu":
+                raise ValueError(f"action={action!r} is not allowed; it must be one integer in [0, {self.n_actions})")
+            index = int(value.reshape(()))
+        if not 0 <= index < self.n_actions:
+            raise ValueError(f"action={index} is out of range; it must lie in [0, {self.n_actions})")
+        destination, limit = divmod(index, self.n_limits)
+        if limit <= job.exceeded:
+            raise ValueError(
+                f"action={index} (destination {destination}, limit index {limit}, limit {self.time_limits[limit]:g}) "
+                f"is masked: job {job.job_id} already exceeded limit index {job.exceeded} "
+                f"({self.time_limits[job.exceeded]:g}); choose a limit index > {job.exceeded}"
+            )
+        return destination, limit
+
+    def _observation(self) -> np.ndarray:
+        sim = self.sim
+        now, scale, n_limits = sim.time, self.scale, self.n_limits
+        known = self.size_known
+        values: list[float] = []
+        work = sim.host_work() if known else []
+        for host, job in enumerate(sim.running):
+            if job is None:
+                values += (0.0, math.log1p(len(sim.queues[host])), 0.0, 0.0)
+            else:
+                elapsed = (now - sim.run_start[host]) / scale
+                values += (1.0, math.log1p(len(sim.queues[host])), math.log1p(elapsed), (job.limit + 1) / n_limits)
+            if known:
+                values.append(math.log1p(work[host] / scale))
+        values.append(math.log1p(len(sim.central)))
+        outside = 0
+        empty = [0.0] * self._slot_features
+        max_jobs = self.max_jobs
+        log1p = math.log1p
+        for queue in (*sim.queues, sim.central):
+            shown = min(len(queue), max_jobs)
+            for job in islice(queue, shown):
+                values += (
+                    1.0,
+                    (job.limit + 1) / n_limits,
+                    (job.exceeded + 1) / n_limits,
+                    log1p((now - job.arrival) / scale),
+                )
+                if known:
+                    values.append(log1p(job.size / scale))
+            values += empty * (max_jobs - shown)
+            outside += len(queue) - shown
+        pending = sim.pending
+        if pending is None:
+            values += [0.0] * self._pending_features
+        else:
+            values.append(math.log1p((now - pending.arrival) / scale))
+            values.append((pending.exceeded + 1) / n_limits)
+            values.append(math.log1p(len(pending.hosts)))
+            values.append((pending.hosts[-1] + 1) / self.n_hosts if pending.hosts else 0.0)
+            if known:
+                values.append(math.log1p(pending.size / scale))
+        values.append(math.log1p(len(sim.present)))
+        values.append(math.log1p(outside))
+        values.append(math.log1p(self._decision_gap / scale))
+        values.append(sim.next_arrival / sim.params.n_jobs)
+        self._n_outside = outside
+        return np.array(values, dtype=np.float32)
+
+    def _info(self, completed: list) -> dict[str, Any]:
+        sim = self.sim
+        return {
+            "time": sim.time,
+            "n_jobs": len(sim.present),
+            "completed": completed,
+            "action_mask": self.action_masks().copy(),
+            "killed": self._killed,
+            "n_outside": self._n_outside,
+        }
+
+
+def _size_class_bounds(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarray] | None) -> tuple[float, ...]:
+    """The sizes at ``SIZE_CLASS_QUANTILES``: of the explicit jobs, else of ``size_dist`` (its cdf, or 10^5 draws)."""
+    if jobs is not None:
+        return tuple(float(q) for q in np.quantile(jobs[1], SIZE_CLASS_QUANTILES))
+    try:
+        size_dist.cdf(size_dist.mean)
+    except NotImplementedError:
+        draws = np.asarray(size_dist.sample(np.random.default_rng(0), 100_000), dtype=np.float64)
+        return tuple(float(q) for q in np.quantile(draws, SIZE_CLASS_QUANTILES))
+    low, high = support_bracket(size_dist)
+    bounds = []
+    for q in SIZE_CLASS_QUANTILES:
+        if float(size_dist.cdf(low)) >= q:
+            bounds.append(low)
+            continue
+        bounds.append(
+            float(
+                np.exp(optimize.brentq(lambda v, q=q: float(size_dist.cdf(np.exp(v))) - q, np.log(low), np.log(high)))
+            )
+        )
+    return tuple(bounds)
+
+
+def _parse_jobs(jobs: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Explicit (arrival, size) pairs, kept in arrival order (stable for ties)."""
+    if jobs is None:
+        return None
+    try:
+        array = np.asarray(jobs, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"jobs={jobs!r} is not allowed; give a list of (arrival, size) pairs") from error
+    if array.ndim != 2 or array.shape[1] != 2 or array.shape[0] == 0:
+        raise ValueError(
+            f"jobs with shape {array.shape} is not allowed; give a non-empty list of (arrival, size) pairs"
+        )
+    arrivals, sizes = array[:, 0], array[:, 1]
+    bad = ~(np.isfinite(sizes) & (sizes > 0))
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"jobs[{index}] has size {sizes[index]!r}; every size must be finite and > 0")
+    if not (np.isfinite(arrivals).all() and (arrivals >= 0).all()):
+        raise ValueError("jobs[:, 0] (arrival times) must be finite and >= 0")
+    order = np.argsort(arrivals, kind="stable")
+    return arrivals[order].copy(), sizes[order].copy()
+
+
+def _parse_time_limits(time_limits: Any, size_dist: Distribution) -> np.ndarray:
+    """The ladder: strictly increasing positive limits, with ``inf`` appended if it is missing."""
+    if time_limits is None:
+        return default_time_limits(size_dist)
+    try:
+        ladder = np.asarray(time_limits, dtype=np.float64).ravel()
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"time_limits={time_limits!r} is not allowed; it must be a sequence of numbers") from error
+    if (~(ladder > 0)).any():
+        raise ValueError(f"time_limits={ladder.tolist()!r} is not allowed; every limit must be > 0 (inf allowed)")
+    if (np.diff(ladder) <= 0).any():
+        raise ValueError(f"time_limits={ladder.tolist()!r} is not allowed; limits must be strictly increasing")
+    if ladder.size == 0 or not math.isinf(ladder[-1]):
+        ladder = np.append(ladder, math.inf)
+    return ladder

@@ -1,0 +1,93 @@
+"""Compiled simulation paths for baselines, without the Gymnasium shell (DESIGN §7).
+
+For long evaluations (the papers simulate up to 10^7 arrivals per point) a baseline can run in one
+numba loop that fuses its decision rule with the family's event step. ``supports`` says whether a
+(env id, policy, configuration) has such a path; ``run_fast`` runs one episode of it and returns the
+env's ``episode_metrics`` (streamed, so memory stays flat) and, on request, per-job completion times,
+which equal those of ``schedenv.evaluation.evaluate`` on the same seed (``tests/perf``).
+
+>>> from schedenv.fastpath import run_fast, supports
+>>> supports("schedenv/Malleable-v0", "hesrpt")
+True
+>>> run = run_fast("schedenv/Malleable-v0", "hesrpt", seed=0, mode="online", n_arrivals=2000)
+>>> run.metrics["n_completed"]
+2000.0
+
+Covered: Malleable-v0 with s(k) = k^p for hesrpt, a-hesrpt, equi, srpt, rs, hell and knee.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from schedenv.malleable import fastpath as malleable_fastpath
+from schedenv.malleable.fastpath import DEFAULT_CHUNK, FastRun
+from schedenv.workloads import Power
+
+MALLEABLE = "schedenv/Malleable-v0"
+
+
+def _policy_object(policy: Any) -> Any:
+    if isinstance(policy, str):
+        import baselines
+
+        return baselines.make(policy)
+    return policy
+
+
+def supports(env_id: str, policy: Any, **env_kwargs: Any) -> bool:
+    """True when ``policy`` (a baseline name or object) has a compiled path on this env configuration."""
+    if env_id != MALLEABLE:
+        return False
+    try:
+        agent = _policy_object(policy)
+    except ValueError:
+        return False
+    if malleable_fastpath.policy_code(agent) is None:
+        return False
+    speedup = env_kwargs.get("speedup", 0.5)
+    return isinstance(speedup, int | float | Power)
+
+
+def run_fast(
+    env_id: str,
+    policy: Any,
+    seed: int,
+    *,
+    emulate_env: bool = True,
+    chunk: int = DEFAULT_CHUNK,
+    keep_completions: bool = False,
+    **env_kwargs: Any,
+) -> FastRun:
+    """One episode of ``policy`` on ``gym.make(env_id, **env_kwargs)``'s workload for ``seed``.
+
+    ``emulate_env``: apply decisions exactly as the env would (its window and action encoding), so
+    results equal ``evaluate``'s; False applies the policy's own decisions (the paper's policy).
+    ``chunk``: jobs drawn at a time; runs of at most ``chunk`` arrivals use the env's exact job
+    stream, longer ones a streamed draw with flat memory. ``keep_completions``: keep per-job
+    completion times (``FastRun.completion``, ``FastRun.records()``).
+    """
+    if not supports(env_id, policy, **env_kwargs):
+        raise ValueError(
+            f"no compiled path for policy {policy!r} on {env_id!r} with {env_kwargs!r}; "
+            "check supports() first, or use schedenv.evaluation.evaluate"
+        )
+    if chunk < 1:
+        raise ValueError(f"chunk={chunk!r} is not allowed; it must be a positive number of jobs")
+    env = gym.make(env_id, **env_kwargs)
+    try:
+        return malleable_fastpath.run(
+            env.unwrapped,
+            _policy_object(policy),
+            seed,
+            emulate_env=emulate_env,
+            chunk=chunk,
+            keep_completions=keep_completions,
+        )
+    finally:
+        env.close()
+
+
+__all__ = ["FastRun", "run_fast", "supports"]

@@ -1,0 +1,29 @@
+"""The leaderboard (issue 7): every contender on every scenario of a suite, with intervals, ranks and claims.
+
+``schedenv leaderboard --suite quick --out runs/quick`` (or ``run_leaderboard``) evaluates the
+papers' policies (and trained agents) on the scenarios of ``suites.py`` with common random
+numbers, caches each cell, runs on a local process pool or on Ray, and writes Markdown, CSV,
+JSON and PNG outputs with a record of what produced them.
+
+Modules: ``scenario`` (what a scenario and a claim are), ``suites`` (the scenarios, one table per
+family), ``cells`` (the unit of work), ``cache`` (atomic files), ``backends`` (process pool, Ray),
+``table`` (statistics and ranks), ``report`` (writers), ``record`` (command, commit, versions,
+machine), ``runner`` (the run), ``cli`` (the subcommand).
+"""
+
+from schedenv.leaderboard.runner import LeaderboardResult, plan, run_leaderboard, select_scenarios
+from schedenv.leaderboard.scenario import Claim, Scenario
+from schedenv.leaderboard.suites import FAMILIES, SUITES, available_families, suite
+
+__all__ = [
+    "FAMILIES",
+    "SUITES",
+    "Claim",
+    "LeaderboardResult",
+    "Scenario",
+    "available_families",
+    "plan",
+    "run_leaderboard",
+    "select_scenarios",
+    "suite",
+]

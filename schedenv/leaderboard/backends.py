@@ -1,0 +1,101 @@
+"""Backends that run independent tasks: a local process pool (default) or a Ray cluster.
+
+Both take a top-level function and a list of picklable tasks and yield ``(index, result)`` as
+tasks finish, in completion order, so the caller can cache and show progress as it goes. The
+numbers cannot depend on the backend: a task's result depends only on its arguments (every
+random draw comes from the seeds inside it). The RL harness can run training sweeps (one task per
+seed or config) through the same ``run_tasks``.
+
+- ``local``: ``workers`` processes (``spawn``, so that no thread or lock state of the parent is
+  inherited); ``workers=1`` runs in this process, in order.
+- ``ray``: joins the cluster at ``address`` (``"auto"``, ``"ray://host:10001"``, ...) or starts a
+  local Ray instance with ``workers`` CPUs when ``address`` is None, and shuts the local one down
+  afterwards. Every node must have schedenv installed (the tasks import it).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any, TypeVar
+
+from schedenv.validation import check_choice, check_int
+
+BACKENDS: tuple[str, ...] = ("local", "ray")
+
+Task = TypeVar("Task")
+
+
+def run_tasks(
+    function: Callable[[Task], Any],
+    tasks: Sequence[Task],
+    *,
+    backend: str = "local",
+    workers: int = 1,
+    address: str | None = None,
+) -> Iterator[tuple[int, Any]]:
+    """Run ``function(task)`` for every task; yields ``(index into tasks, result)`` as each finishes."""
+    check_choice("backend", backend, BACKENDS)
+    check_int("workers", workers)
+    if address is not None and backend != "ray":
+        raise ValueError(f"address={address!r} is only used with backend='ray', not backend={backend!r}")
+    if not tasks:
+        return iter(())
+    if backend == "ray":
+        return _run_ray(function, tasks, workers, address)
+    return _run_local(function, tasks, workers)
+
+
+def _run_local(function: Callable[[Task], Any], tasks: Sequence[Task], workers: int) -> Iterator[tuple[int, Any]]:
+    if workers == 1:
+        for index, task in enumerate(tasks):
+            yield index, function(task)
+        return
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=context)
+    try:
+        pending: dict[Future[Any], int] = {pool.submit(function, task): index for index, task in enumerate(tasks)}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield pending.pop(future), future.result()
+    finally:
+        # On an interrupt, queued tasks are dropped and running ones are not waited for.
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def ray_available() -> bool:
+    """Whether the ``ray`` package (the ``dist`` extra) can be imported."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _run_ray(
+    function: Callable[[Task], Any], tasks: Sequence[Task], workers: int, address: str | None
+) -> Iterator[tuple[int, Any]]:
+    try:
+        import ray
+    except ImportError as error:
+        raise ValueError(
+            f"backend='ray' needs the ray package ({error}); install the dist extra: pip install -e '.[dist]'"
+        ) from error
+    started_here = not ray.is_initialized()
+    if started_here:
+        if address is None:
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        else:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+    try:
+        remote = ray.remote(num_cpus=1, max_retries=0)(function)
+        pending = {remote.remote(task): index for index, task in enumerate(tasks)}
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for reference in done:
+                yield pending.pop(reference), ray.get(reference)
+    finally:
+        if started_here:
+            ray.shutdown()

@@ -1,0 +1,300 @@
+"""Malleable baselines without the Gymnasium shell: one compiled loop per episode (DESIGN §7).
+
+The loop fuses a policy's allocation rule (``policy_kernels``) with the event step of the env's
+compiled core (``fast.py``): at every arrival and departure the policy allocates over *all* jobs
+present, and, when ``emulate_env`` is true (the default), the allocation then goes through exactly
+what the env does to an action (the window of ``max_jobs`` least-remaining jobs, float32 action
+entries, the group weight split equally outside the window, renormalisation), so that completion
+times equal those of ``schedenv.evaluation.evaluate`` on the same seed (tests check it).
+``emulate_env=False`` applies the policy's own fractions (no window, float64): the paper's policy.
+
+The workload is drawn as the env draws it from ``reset(seed)``: inter-arrival gaps of the episode,
+then its sizes. With ``chunk`` < ``n_arrivals`` it is drawn ``chunk`` jobs at a time instead (gaps
+then sizes of each chunk), so that memory stays flat over 10^7 arrivals; that is a different (but
+identically distributed) job stream than the env's for the same seed. Metrics are streamed; per-job
+completion times are kept only on request.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+from gymnasium.utils import seeding
+
+from schedenv.evaluation import EpisodeResult
+from schedenv.malleable.policy_kernels import EQUI, HELL, HESRPT, KNEE, RS, SRPT, allocate, stable_order
+from schedenv.malleable.sim import COMPLETION_TOLERANCE
+from schedenv.records import JobRecord
+from schedenv.workloads import Power
+
+DEFAULT_CHUNK = 1 << 20
+"""Jobs drawn at a time; runs of at most this many arrivals use the env's exact job stream."""
+
+
+@numba.njit(cache=True)
+def _admit(job_id, arrival, size, remaining, weight, n_jobs, arrival_times, sizes, nxt, now, s_n, slowdown, id_offset):
+    """Append the chunk's jobs that have arrived by ``now`` (as ``fast._admit``, with global job ids)."""
+    while nxt < arrival_times.size and arrival_times[nxt] <= now:
+        x = sizes[nxt]
+        job_id[n_jobs], arrival[n_jobs], size[n_jobs], remaining[n_jobs] = id_offset + nxt, arrival_times[nxt], x, x
+        weight[n_jobs] = s_n / x if slowdown else 1.0
+        n_jobs += 1
+        nxt += 1
+    return n_jobs, nxt
+
+
+@numba.njit(cache=True)
+def _through_action(theta, remaining, n, max_jobs, action, applied, order):
+    """What the env applies for ``action_from_allocation(theta)`` (``env.py``, ``fast._step``)."""
+    stable_order(remaining, n, order)  # the env's window: least remaining first
+    n_window = min(n, max_jobs)
+    total = 0.0
+    for j in range(n):
+        total += theta[j]
+    in_window, everything = 0.0, 0.0
+    for j in range(n):
+        everything += theta[j] / total
+    for j in range(n):
+        applied[j] = -1.0
+    for s in range(n_window):
+        scaled = theta[order[s]] / total
+        in_window += scaled
+        action[s] = np.float32(scaled)
+        applied[order[s]] = np.float64(action[s])
+    group = np.float64(np.float32(everything - in_window)) if n > n_window else 0.0
+    applied_total = 0.0
+    for j in range(n):
+        if applied[j] < 0.0:
+            applied[j] = group / (n - n_window)
+        applied_total += applied[j]
+    for j in range(n):
+        applied[j] = applied[j] / applied_total if applied_total > 0.0 else 1.0 / n
+
+
+@numba.njit(cache=True)
+def _run_chunk(
+    policy, p, alpha, n_servers, s_n, slowdown, max_jobs, emulate,
+    arrival_times, sizes, id_offset, last, run_max,
+    job_id, arrival, size, remaining, weight, counters, totals, completion, theta, applied, action, order, scratch,
+):  # fmt: skip
+    """Run epochs until the chunk's arrivals are used up (or all jobs are done on the last chunk).
+
+    ``counters`` = (n_jobs, next_arrival, steps, overflow_epochs, completed) and ``totals`` =
+    (now, accrued objective, sum of response times, sum of slowdowns) carry the state between
+    calls. Returns 1 when the job arrays need more capacity (nothing changed), else 0.
+    """
+    n_jobs, nxt, now = counters[0], counters[1], totals[0]
+    n_stream, capacity = arrival_times.size, job_id.size
+    while True:
+        if n_jobs + 2 * run_max > capacity:
+            counters[0], counters[1], totals[0] = n_jobs, nxt, now
+            return 1
+        n_jobs, nxt = _admit(
+            job_id, arrival, size, remaining, weight, n_jobs, arrival_times, sizes, nxt, now, s_n, slowdown, id_offset
+        )
+        if n_jobs == 0:
+            if nxt >= n_stream:
+                break
+            now = arrival_times[nxt]  # idle until the next arrival (DESIGN §3)
+            n_jobs, nxt = _admit(
+                job_id, arrival, size, remaining, weight, 0, arrival_times, sizes, nxt, now, s_n, slowdown, id_offset
+            )
+        if nxt >= n_stream and not last:
+            break
+        counters[2] += 1
+        counters[3] += n_jobs > max_jobs
+        allocate(policy, remaining, size, weight, n_jobs, p, alpha, n_servers, theta, order, scratch)
+        if emulate:
+            _through_action(theta, remaining, n_jobs, max_jobs, action, applied, order)
+        else:
+            for j in range(n_jobs):
+                applied[j] = theta[j]
+        first, until_departure = -1, np.inf
+        for j in range(n_jobs):
+            rate = (applied[j] * n_servers) ** p
+            if rate > 0.0:
+                finish = remaining[j] / rate
+                if finish < until_departure:
+                    first, until_departure = j, finish
+        until_arrival = arrival_times[nxt] - now if nxt < n_stream else np.inf
+        elapsed = min(until_departure, until_arrival)
+        event = now + elapsed
+        accrued, kept = 0.0, 0
+        for j in range(n_jobs):
+            accrued += weight[j]
+            left = remaining[j] - (applied[j] * n_servers) ** p * elapsed
+            if left <= COMPLETION_TOLERANCE * size[j] or (j == first and until_departure <= until_arrival):
+                response = event - arrival[j]
+                totals[2] += response
+                totals[3] += response * s_n / size[j]
+                counters[4] += 1
+                if completion.size:
+                    completion[job_id[j]] = event
+            else:
+                job_id[kept], arrival[kept], size[kept] = job_id[j], arrival[j], size[j]
+                remaining[kept], weight[kept] = left, weight[j]
+                kept += 1
+        totals[1] += accrued * elapsed
+        now = event
+        n_jobs, nxt = _admit(
+            job_id, arrival, size, remaining, weight, kept, arrival_times, sizes, nxt, now, s_n, slowdown, id_offset
+        )
+    counters[0], counters[1], totals[0] = n_jobs, nxt, now
+    return 0
+
+
+_CODES = {"hesrpt": HESRPT, "a-hesrpt": HESRPT, "equi": EQUI, "srpt": SRPT, "rs": RS, "hell": HELL, "knee": KNEE}
+
+
+def policy_code(policy: Any) -> tuple[int, float] | None:
+    """(kernel code, KNEE's alpha) of a malleable baseline object, or None if it has no kernel."""
+    from baselines import malleable
+
+    classes = {
+        malleable.HeSRPT: HESRPT,
+        malleable.AdaptiveHeSRPT: HESRPT,
+        malleable.Equi: EQUI,
+        malleable.SRPT: SRPT,
+        malleable.RS: RS,
+        malleable.Hell: HELL,
+        malleable.Knee: KNEE,
+    }
+    code = classes.get(type(policy))
+    if code is None:
+        return None
+    return code, float(getattr(policy, "alpha", 1.0))
+
+
+@dataclass
+class FastRun:
+    """One fast-path episode: the env's ``episode_metrics``, the return, and optional completions."""
+
+    seed: int
+    metrics: dict[str, float]
+    episode_return: float
+    n_steps: int
+    n_events: int
+    """Arrivals plus departures simulated."""
+    seconds: float
+    """Wall time of the run (workload draw included)."""
+    arrival_times: np.ndarray | None = None
+    sizes: np.ndarray | None = None
+    completion: np.ndarray | None = None
+    """Completion time per job id (``keep_completions=True`` only)."""
+    speedup_at_n: float = 1.0
+
+    def episode_result(self) -> EpisodeResult:
+        """The run as ``evaluate`` reports an episode (records only with ``keep_completions=True``)."""
+        records = self.records() if self.completion is not None else []
+        return EpisodeResult(self.seed, dict(self.metrics), self.episode_return, self.n_steps, records)
+
+    def records(self) -> list[JobRecord]:
+        """The env's ``JobRecord`` of every job, in job-id order (needs ``keep_completions=True``)."""
+        if self.completion is None or self.arrival_times is None or self.sizes is None:
+            raise ValueError("records need a run with keep_completions=True")
+        s_n = self.speedup_at_n
+        return [
+            JobRecord(j, a, x, c, (c - a) * s_n / x)
+            for j, (a, x, c) in enumerate(
+                zip(self.arrival_times.tolist(), self.sizes.tolist(), self.completion.tolist(), strict=True)
+            )
+        ]
+
+
+def _workload(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The env's job stream (``MalleableEnv._draw_workload``), ``chunk`` jobs at a time online."""
+    if inner.jobs is not None:
+        yield inner.jobs
+        return
+    if inner.mode == "offline":
+        yield np.zeros(inner.n_jobs), np.asarray(inner.size_dist.sample(rng, inner.n_jobs), dtype=np.float64)
+        return
+    left, clock = inner.n_arrivals, 0.0
+    while left:
+        m = min(chunk, left)
+        gaps = inner.arrival_process.interarrival_times(rng, m)
+        sizes = np.asarray(inner.size_dist.sample(rng, m), dtype=np.float64)
+        arrivals = clock + np.cumsum(gaps)
+        clock, left = float(arrivals[-1]), left - m
+        yield arrivals, sizes
+
+
+def _max_ties(arrival_times: np.ndarray) -> int:
+    """The longest run of equal arrival times (jobs one admission can add)."""
+    if arrival_times.size < 2:
+        return int(arrival_times.size)
+    edges = np.flatnonzero(np.diff(arrival_times) != 0.0)
+    bounds = np.concatenate([[-1], edges, [arrival_times.size - 1]])
+    return int(np.diff(bounds).max())
+
+
+def run(
+    inner: Any,
+    policy: Any,
+    seed: int,
+    *,
+    emulate_env: bool = True,
+    chunk: int = DEFAULT_CHUNK,
+    keep_completions: bool = False,
+) -> FastRun:
+    """One episode of the malleable baseline ``policy`` on the unwrapped env ``inner``'s configuration."""
+    started = time.perf_counter()
+    found = policy_code(policy)
+    if found is None or not isinstance(inner.speedup, Power):
+        raise ValueError(f"no compiled path for policy {policy!r} with speedup {inner.speedup!r}")
+    code, alpha = found
+    rng = seeding.np_random(int(seed))[0]
+    p, n_servers, s_n = inner.speedup.p, float(inner.n_servers), float(inner.speedup(inner.n_servers))
+    slowdown, max_jobs = inner.objective == "slowdown", int(inner.max_jobs)
+    capacity = 1024
+    ids = [np.empty(capacity, dtype=np.int64) for _ in range(2)]  # job_id, order
+    reals = [np.empty(capacity) for _ in range(7)]  # arrival, size, remaining, weight, theta, applied, scratch
+    counters, totals = np.zeros(5, dtype=np.int64), np.zeros(4)
+    action = np.empty(max_jobs + 1, dtype=np.float32)
+    chunks = list(_workload(inner, rng, chunk)) if keep_completions else None
+    n_total = sum(arrivals.size for arrivals, _ in chunks) if chunks is not None else 0
+    completion = np.full(n_total, np.nan) if keep_completions else np.empty(0)
+    iterator = iter(chunks) if chunks is not None else _workload(inner, rng, chunk)
+    following = next(iterator, None)
+    offset = 0
+    while following is not None:
+        arrivals, sizes = following
+        following = next(iterator, None)
+        counters[1] = 0
+        run_max = _max_ties(arrivals)
+        while True:
+            (job_id, order), (arrival, size, remaining, weight, theta, applied, scratch) = ids, reals
+            status = _run_chunk(
+                code, p, alpha, n_servers, s_n, slowdown, max_jobs, emulate_env,
+                arrivals, sizes, offset, following is None, run_max,
+                job_id, arrival, size, remaining, weight, counters, totals, completion,
+                theta, applied, action, order, scratch,
+            )  # fmt: skip
+            if status == 0:
+                break
+            capacity *= 2
+            ids, reals = [np.resize(x, capacity) for x in ids], [np.resize(x, capacity) for x in reals]
+        offset += arrivals.size
+    steps, overflow, completed = int(counters[2]), int(counters[3]), int(counters[4])
+    mean_response, mean_slowdown = totals[2] / completed, totals[3] / completed
+    metrics = {
+        "n_completed": float(completed),
+        "mean_response_time": float(mean_response),
+        "mean_slowdown": float(mean_slowdown),
+        "total_flow_time": float(mean_response * completed),
+        "total_slowdown": float(mean_slowdown * completed),
+        "makespan": float(totals[0]),
+        "overflow_fraction": overflow / max(steps, 1),
+    }
+    result = FastRun(int(seed), metrics, -float(totals[1]), steps, offset + completed, time.perf_counter() - started)
+    if chunks is not None:
+        result.arrival_times = np.concatenate([a for a, _ in chunks])
+        result.sizes = np.concatenate([x for _, x in chunks])
+        result.completion = completion
+        result.speedup_at_n = s_n
+    return result

@@ -1,0 +1,120 @@
+"""Numba versions of the malleable baselines' allocation rules (``baselines/malleable.py``), s(k) = k^p.
+
+Each kernel fills ``theta[:n]`` with the fractions the Python policy's ``allocate`` returns for the
+``n`` jobs present (arrays in arrival order). The formulas and tie rules are those of the Python
+policies, which stay the specification (the fast-path tests compare completion times).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+HESRPT, EQUI, SRPT, RS, HELL, KNEE = 0, 1, 2, 3, 4, 5
+"""Policy codes of ``allocate``."""
+
+
+@numba.njit(cache=True)
+def stable_order(keys, n, order):
+    """Fill ``order[:n]`` with the stable ascending order of ``keys[:n]`` (as a mergesort argsort)."""
+    if n > 24:
+        order[:n] = np.argsort(keys[:n], kind="mergesort")
+        return
+    for i in range(n):  # insertion sort: no allocation, fast for the few jobs usually present
+        j = i
+        while j > 0 and keys[order[j - 1]] > keys[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+
+
+@numba.njit(cache=True)
+def _hesrpt(remaining, weight, n, p, theta, order, z):
+    """Theorem 5 in ratio form, as ``schedenv.analysis.hesrpt.hesrpt_allocation``."""
+    for j in range(n):
+        z[j] = -remaining[j]
+    stable_order(z, n, order)  # largest first, ties by position
+    acc = 0.0
+    for i in range(n):
+        acc += weight[order[i]]
+        z[i] = acc
+    if p == 1.0:
+        for j in range(n):
+            theta[j] = 0.0
+        theta[order[n - 1]] = 1.0
+        return
+    c = 1.0 / (1.0 - p)
+    for i in range(n):
+        upper = math.exp(c * math.log(z[i] / z[n - 1]))
+        factor = 1.0 if i == 0 else -math.expm1(c * math.log(z[i - 1] / z[i]))
+        theta[order[i]] = upper * factor
+
+
+@numba.njit(cache=True)
+def _all_to(theta, n, best):
+    for j in range(n):
+        theta[j] = 0.0
+    theta[best] = 1.0
+
+
+@numba.njit(cache=True)
+def _hell(remaining, n, p, theta):
+    """HELL for s(k) = k^p: SRPT for p >= 1/2, else k_i proportional to R_i^(-1/(1-2p))."""
+    top = -np.inf
+    for j in range(n):
+        theta[j] = -math.log(remaining[j]) / (1.0 - 2.0 * p)
+        top = max(top, theta[j])
+    total = 0.0
+    for j in range(n):
+        theta[j] = math.exp(theta[j] - top)
+        total += theta[j]
+    for j in range(n):
+        theta[j] /= total
+
+
+@numba.njit(cache=True)
+def _knee(remaining, n, p, alpha, n_servers, theta, order, knees):
+    """KNEE: lowest knee first, each capped by the servers left; shares in proportion to servers."""
+    low = 1e-9 * n_servers
+    for j in range(n):
+        knees[j] = max((p * remaining[j] / alpha) ** (1.0 / (1.0 + p)), low)
+    stable_order(knees, n, order)
+    before, total = 0.0, 0.0
+    for i in range(n):
+        j = order[i]
+        theta[j] = min(max(n_servers - before, 0.0), knees[j])
+        before += knees[j]
+        total += theta[j]
+    for j in range(n):
+        theta[j] /= total
+
+
+@numba.njit(cache=True)
+def allocate(policy, remaining, size, weight, n, p, alpha, n_servers, theta, order, scratch):
+    """Fill ``theta[:n]`` with the allocation of ``policy`` (one of the codes above).
+
+    ``order`` (int64) and ``scratch`` (float64) are work arrays of at least ``n`` entries.
+    """
+    if policy == HESRPT:
+        _hesrpt(remaining, weight, n, p, theta, order, scratch)
+    elif policy == EQUI:
+        for j in range(n):
+            theta[j] = 1.0 / n
+    elif policy == SRPT or (policy == HELL and p >= 0.5):
+        best = 0
+        for j in range(1, n):
+            if remaining[j] < remaining[best]:
+                best = j
+        _all_to(theta, n, best)
+    elif policy == RS:
+        best, key = 0, remaining[0] * size[0]
+        for j in range(1, n):
+            if remaining[j] * size[j] < key:
+                best, key = j, remaining[j] * size[j]
+        _all_to(theta, n, best)
+    elif policy == HELL:
+        _hell(remaining, n, p, theta)
+    else:
+        _knee(remaining, n, p, alpha, n_servers, theta, order, scratch)

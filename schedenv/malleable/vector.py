@@ -1,0 +1,272 @@
+"""A native batched ``Malleable-v0``: B copies stepped in one compiled call (DESIGN §7).
+
+``gym.make_vec("schedenv/Malleable-v0", num_envs=B, **kwargs)`` builds it (the id's
+``vector_entry_point``). Each copy runs the single env's compiled step (``fast._step``) and its
+observation (``fast._observe``, here with an allocation-free sort) and draws its workload with the
+single env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs
+reset with seeds s, s+1, ... stepped in a loop (``tests/perf``). Copies are stepped one after the
+other in one thread: on the shared 2-core machine of DESIGN §7 numba's ``prange`` gained nothing over
+one thread (workqueue layer) and its default OpenMP layer was 15x slower (spin-waiting), so run one
+process per core instead.
+
+Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
+copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
+terminates it; ``info["final_obs"]`` and ``info["final_info"]`` hold what it ended with). Options:
+``reset(options={"reset_mask": mask})`` resets only the masked copies.
+
+``info`` holds arrays ``time``, ``n_jobs`` and ``n_outside`` (one entry per copy) and, for copies whose
+episode ended, ``episode_metrics`` (a dict of arrays, valid where ``info["_episode_metrics"]``). Per-job
+``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
+Only s(k) = k^p speedups are compiled; ``render_mode`` is not supported.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numba
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES
+from schedenv.malleable.env import MalleableEnv
+from schedenv.malleable.fast import _admit, _step
+from schedenv.malleable.policy_kernels import stable_order
+from schedenv.validation import check_choice, check_int
+from schedenv.workloads import Power
+
+METRICS = (
+    "n_completed",
+    "mean_response_time",
+    "mean_slowdown",
+    "total_flow_time",
+    "total_slowdown",
+    "makespan",
+    "overflow_fraction",
+)
+"""The single env's ``episode_metrics`` keys."""
+
+
+@numba.njit(cache=True)
+def _observe(window, remaining, size, n_jobs, scale, obs, order):
+    """``fast._observe`` with an allocation-free stable sort (same order, so the same floats)."""
+    stable_order(remaining, n_jobs, order)
+    n_window = min(n_jobs, window.size)
+    obs[:] = 0.0
+    outside_work = 0.0
+    for s in range(n_jobs):
+        j = order[s]
+        if s < n_window:
+            window[s] = j
+            obs[3 * s] = 1.0
+            obs[3 * s + 1] = math.log1p(remaining[j] / scale)
+            obs[3 * s + 2] = math.log1p(size[j] / scale)
+        else:
+            outside_work += remaining[j]
+    end = obs.size
+    obs[end - 3] = math.log1p(n_jobs)
+    obs[end - 2] = math.log1p(n_jobs - n_window)
+    obs[end - 1] = math.log1p(outside_work / scale)
+    return n_window
+
+
+JOB_ID, DONE_ID, ORDER = 0, 1, 2
+ARRIVAL, SIZE, REMAINING, WEIGHT, THETA, DONE_ARRIVAL, DONE_SIZE = range(7)
+"""Rows of the per-copy job tables ``ids`` (int64) and ``jobs`` (float64), of shape (B, rows, capacity)."""
+
+
+@numba.njit(cache=True)
+def _reset_rows(rows, ids, jobs, ints, floats, window, obs, arrival_times, sizes, s_n, slowdown, scale, max_jobs):
+    """Start the episodes of copies ``rows`` (as FastCore's constructor); ints/floats: per-copy counters."""
+    for r in range(rows.size):
+        i = rows[r]
+        now = arrival_times[i, 0]
+        n_jobs, nxt = _admit(
+            ids[i, JOB_ID], jobs[i, ARRIVAL], jobs[i, SIZE], jobs[i, REMAINING], jobs[i, WEIGHT], 0,
+            arrival_times[i], sizes[i], 0, now, s_n, slowdown,
+        )  # fmt: skip
+        ints[i, 0], ints[i, 1], ints[i, 3], ints[i, 4] = n_jobs, nxt, 0, 0
+        ints[i, 5] = n_jobs > max_jobs
+        floats[i, 0], floats[i, 1], floats[i, 2] = now, 0.0, 0.0
+        ints[i, 2] = _observe(window[i], jobs[i, REMAINING], jobs[i, SIZE], n_jobs, scale, obs[i], ids[i, ORDER])
+
+
+@numba.njit(cache=True)
+def _step_rows(
+    rows, actions, ids, jobs, ints, floats, window, obs, rewards, terminated,
+    arrival_times, sizes, n_servers, p, s_n, slowdown, scale, max_jobs,
+):  # fmt: skip
+    """One ``MalleableEnv.step`` for each copy in ``rows`` (actions already validated)."""
+    for r in range(rows.size):
+        i = rows[r]
+        _, n_jobs, nxt, now, event, accrued, _, n_done = _step(
+            actions[i], window[i], ints[i, 2], jobs[i, THETA], ids[i, JOB_ID], jobs[i, ARRIVAL], jobs[i, SIZE],
+            jobs[i, REMAINING], jobs[i, WEIGHT], ints[i, 0], arrival_times[i], sizes[i], ints[i, 1], floats[i, 0],
+            n_servers, p, s_n, slowdown, ids[i, DONE_ID], jobs[i, DONE_ARRIVAL], jobs[i, DONE_SIZE],
+        )  # fmt: skip
+        for k in range(n_done):
+            response = event - jobs[i, DONE_ARRIVAL, k]
+            floats[i, 1] += response
+            floats[i, 2] += response * s_n / jobs[i, DONE_SIZE, k]
+        ints[i, 0], ints[i, 1], floats[i, 0] = n_jobs, nxt, now
+        ints[i, 3] += n_done
+        ints[i, 4] += 1
+        ints[i, 5] += n_jobs > max_jobs
+        rewards[i] = -accrued
+        terminated[i] = n_jobs == 0 and nxt >= arrival_times.shape[1]
+        ints[i, 2] = _observe(window[i], jobs[i, REMAINING], jobs[i, SIZE], n_jobs, scale, obs[i], ids[i, ORDER])
+
+
+class MalleableVectorEnv(VectorEnv):
+    """``num_envs`` copies of ``MalleableEnv(**kwargs)`` stepped together in compiled code (see module doc)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
+        self.num_envs = check_int("num_envs", num_envs)
+        value = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
+        mode = AutoresetMode(check_choice("autoreset_mode", value, ("NextStep", "SameStep")))
+        self.metadata = {"autoreset_mode": mode, "render_modes": []}
+        if kwargs.get("render_mode") is not None:
+            raise ValueError(f"render_mode={kwargs['render_mode']!r} is not supported by the batched env; use None")
+        self.template = MalleableEnv(**kwargs)
+        if not isinstance(self.template.speedup, Power):
+            raise ValueError(
+                f"speedup={self.template.speedup!r} has no compiled batched path (s(k) = k^p only); "
+                "use gym.make_vec(..., vectorization_mode='sync')"
+            )
+        self.spec = None
+        self.single_observation_space = self.template.observation_space
+        self.single_action_space = self.template.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.max_jobs = self.template.max_jobs
+        self._p = self.template.speedup.p
+        self._s_n = float(self.template.speedup(self.template.n_servers))
+        self._slowdown = self.template.objective == "slowdown"
+        self._generators: list[np.random.Generator | None] = [None] * self.num_envs
+        self._length = self._episode_length()
+        b, n = self.num_envs, self._length
+        self._arrival_times, self._sizes = np.zeros((b, n)), np.zeros((b, n))
+        self._ids, self._jobs = np.zeros((b, 3, n), dtype=np.int64), np.zeros((b, 7, n))
+        self._ints = np.zeros((b, 6), dtype=np.int64)
+        """Per copy: n_jobs, next_arrival, n_window, n_completed, epochs, overflow epochs."""
+        self._floats = np.zeros((b, 3))
+        """Per copy: time, sum of response times, sum of slowdowns."""
+        self._window = np.zeros((b, self.max_jobs), dtype=np.int64)
+        self._obs = np.zeros((b, SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES), dtype=np.float32)
+        self._rewards, self._terminated = np.zeros(b), np.zeros(b, dtype=np.bool_)
+        self._autoreset = np.zeros(b, dtype=np.bool_)
+        self._started = False
+
+    def _episode_length(self) -> int:
+        template = self.template
+        if template.jobs is not None:
+            return int(template.jobs[1].size)
+        return int(template.n_jobs if template.mode == "offline" else template.n_arrivals)
+
+    # ----------------------------------------------------------------- Gymnasium VectorEnv API
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        mask = np.ones(self.num_envs, dtype=np.bool_)
+        if options is not None and "reset_mask" in options:
+            mask = np.asarray(options["reset_mask"], dtype=np.bool_)
+            if mask.shape != (self.num_envs,):
+                raise ValueError(f"options['reset_mask'] has shape {mask.shape}; expected ({self.num_envs},)")
+        if seed is None or isinstance(seed, int):
+            seeds: list[int | None] = [None if seed is None else seed + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"seed has {len(seeds)} entries; expected num_envs={self.num_envs}")
+        for i in np.flatnonzero(mask):
+            if seeds[i] is not None or self._generators[i] is None:
+                self._generators[i] = seeding.np_random(seeds[i])[0]
+        self._reset(np.flatnonzero(mask))
+        self._autoreset[mask] = False
+        self._started = True
+        return self._obs.copy(), self._info()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        weights = self._check_actions(actions)
+        resetting = np.flatnonzero(self._autoreset)
+        stepping = np.flatnonzero(~self._autoreset)
+        template = self.template
+        _step_rows(
+            stepping, weights, self._ids, self._jobs, self._ints, self._floats, self._window, self._obs, self._rewards,
+            self._terminated, self._arrival_times, self._sizes, float(template.n_servers), self._p, self._s_n,
+            self._slowdown, float(template.scale), self.max_jobs,
+        )  # fmt: skip
+        rewards, terminated = self._rewards.copy(), self._terminated.copy()
+        rewards[resetting], terminated[resetting] = 0.0, False
+        ended = np.flatnonzero(terminated)
+        info: dict[str, Any] = {}
+        if ended.size:
+            info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
+        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
+            if ended.size:
+                final_info = info | self._info()
+                info["final_obs"], info["_final_obs"] = self._obs.copy(), terminated.copy()
+                info["final_info"] = final_info
+                info["_final_info"] = terminated.copy()
+                self._reset(ended)
+        else:
+            self._reset(resetting)
+            self._autoreset = terminated
+        info.update(self._info())
+        return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
+
+    # ----------------------------------------------------------------- internals
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        weights = np.asarray(actions, dtype=np.float64)
+        expected = (self.num_envs, self.max_jobs + 1)
+        if weights.shape != expected:
+            raise ValueError(f"actions have shape {weights.shape}; expected {expected}")
+        if not (weights >= 0.0).all() or not (weights <= 1.0).all():  # NaN fails both
+            bad = np.flatnonzero(~((weights >= 0.0) & (weights <= 1.0)).all(axis=1))
+            raise ValueError(f"actions of copies {bad.tolist()} have entries that are NaN or outside [0, 1]")
+        return np.ascontiguousarray(weights)
+
+    def _reset(self, rows: np.ndarray) -> None:
+        template = self.template
+        for i in rows:
+            template.np_random = self._generators[i]
+            self._arrival_times[i], self._sizes[i] = template._draw_workload()
+        _reset_rows(
+            rows.astype(np.int64), self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
+            self._arrival_times, self._sizes, self._s_n, self._slowdown, float(template.scale), self.max_jobs,
+        )  # fmt: skip
+
+    def _info(self) -> dict[str, Any]:
+        everyone = np.ones(self.num_envs, dtype=np.bool_)
+        n_jobs = self._ints[:, 0].copy()
+        return {
+            "time": self._floats[:, 0].copy(),
+            "_time": everyone,
+            "n_jobs": n_jobs,
+            "_n_jobs": everyone,
+            "n_outside": np.maximum(n_jobs - self.max_jobs, 0),
+            "_n_outside": everyone,
+        }
+
+    def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
+        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""
+        ints, floats = self._ints, self._floats
+        values = {name: np.full(self.num_envs, np.nan) for name in METRICS}
+        completed = ints[ended, 3].astype(np.float64)
+        values["n_completed"][ended] = completed
+        values["mean_response_time"][ended] = floats[ended, 1] / completed
+        values["mean_slowdown"][ended] = floats[ended, 2] / completed
+        values["total_flow_time"][ended] = floats[ended, 1]
+        values["total_slowdown"][ended] = floats[ended, 2]
+        values["makespan"][ended] = floats[ended, 0]
+        values["overflow_fraction"][ended] = ints[ended, 5] / np.maximum(ints[ended, 4], 1)
+        mask = np.zeros(self.num_envs, dtype=np.bool_)
+        mask[ended] = True
+        return values | {f"_{name}": mask for name in METRICS}

@@ -1,0 +1,22 @@
+"""The multiserver-job queue (Grosof, Scully, Harchol-Balter, Scheller-Wolf, POMACS 2022).
+
+``sim`` is the pure event core, ``env`` the Gymnasium adapter (``schedenv/MultiserverJob-v0``),
+``workload`` the (need, size or duration) laws, ``packing`` the ServerFilling / DivisorFilling /
+first-fit / greedy / MaxWeight procedures, ``gittins`` the Gittins rank of §5, ``srpt1`` the
+resource-pooled SRPT-1 lower bound, ``fastpath`` (with the numba loop of ``kernel``) runs a
+policy without the Gymnasium shell, ``experiments`` the load sweeps of the paper's figures and
+``trace`` the Alibaba GPU trace replay.
+"""
+
+from schedenv.multiserver.sim import MultiserverJobRecord, MultiserverParams, MultiserverState, advance, initial_state
+from schedenv.multiserver.srpt1 import srpt1_completion_times, srpt1_mean_response_time
+
+__all__ = [
+    "MultiserverJobRecord",
+    "MultiserverParams",
+    "MultiserverState",
+    "advance",
+    "initial_state",
+    "srpt1_completion_times",
+    "srpt1_mean_response_time",
+]

@@ -1,0 +1,503 @@
+"""Gymnasium adapter for the multiserver-job queue, env id ``schedenv/MultiserverJob-v0``.
+
+Provenance: the model of Grosof, Scully, Harchol-Balter and Scheller-Wolf, "Optimal Scheduling
+in the Multiserver-job Model under Heavy Traffic", POMACS 6(3), Article 51, 2022, §3.1 and §6.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from schedenv.multiserver.metrics import episode_metrics
+from schedenv.multiserver.packing import PACKINGS, pack
+from schedenv.multiserver.render import render_servers, render_text
+from schedenv.multiserver.sim import (
+    MultiserverJobRecord,
+    MultiserverParams,
+    MultiserverState,
+    StepOutcome,
+    advance,
+    initial_state,
+    is_done,
+)
+from schedenv.multiserver.trace import read_alibaba_gpu_trace, scale_to_load
+from schedenv.multiserver.workload import MultiserverWorkload, empirical_need_sizes, parse_jobs, parse_server_needs
+from schedenv.validation import check_choice, check_int, check_positive
+from schedenv.workloads import Choice, Distribution, Exponential
+
+SLOT_FEATURES = 7
+"""Per slot: valid, need/k, log1p(remaining size), log1p(age), log1p(time in system), selected, was served."""
+GLOBAL_FEATURES = 5
+"""Free servers/k, log1p(jobs), log1p(jobs outside), log1p(their need/k), log1p(their remaining size)."""
+
+
+def _frequencies(needs: np.ndarray) -> tuple[list[float], list[float]]:
+    values, counts = np.unique(needs, return_counts=True)
+    return values.astype(float).tolist(), (counts / counts.sum()).tolist()
+
+
+class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
+    """Choose which jobs hold the k servers of a multiserver-job queue, to minimise mean response time.
+
+    ## Description
+    k identical servers; job j needs k_j of them at once for a duration d_j, and its size is
+    s_j = k_j d_j / k (§3.1). The jobs in service may need at most k servers in total. Preemption
+    loses no work. Decision epochs are arrivals and completions: at each one the agent picks the
+    service set, which then runs until the next epoch. ServerFilling-SRPT (§3.2) fills all k
+    servers whenever the jobs present need at least k (power-of-two needs) while favouring small
+    remaining sizes, and is optimal in heavy traffic (Theorem 4.2).
+
+    ## Action Space
+    ``action_mode="select"``: ``Discrete(max_jobs + 1)``, for masked discrete agents
+    (MaskablePPO). Action i < max_jobs adds the job in window slot i to the service set being
+    built; action ``max_jobs`` commits it. A
+    decision epoch therefore spans several steps with zero elapsed time; time advances only on a
+    commit, and the env commits by itself as soon as no other job fits. ``action_masks()`` (and
+    ``info["action_mask"]``, int8) allow the slots that hold a job, are not selected yet and fit in
+    the free servers; commit is allowed once at least one job is selected (an all-idle system is
+    never useful with preemption). Helpers: ``commit_action``, ``slot_of_job``.
+    ``action_mode="priority"`` (default, so that any sample of the space is a valid action):
+    ``Box(-1, 1, (max_jobs,), float32)``, a score per slot. Slots with
+    a score >= 0 are eligible (if none is, every occupied slot is); they are ordered by decreasing
+    score (ties: slot order) and packed by ``packing``: "serverfilling" (§3.2), "firstfit" or
+    "greedy" (§6). A negative score holds a job back. One step per epoch.
+    Jobs outside the window are never served. Bad actions (out of range, masked, NaN, wrong
+    shape) raise ``ValueError`` and leave the state unchanged.
+
+    ## Observation Space
+    ``Box(float32)`` of length ``7 * max_jobs + 5``. The window holds up to ``max_jobs`` jobs: by
+    least remaining size first (ties: arrival) when ``size_known``, else oldest first. ``scale``
+    is the mean size E[S] (time units). Slot i occupies entries ``7i .. 7i+6``:
+
+    | index  | meaning                                                         | min | max |
+    |--------|-----------------------------------------------------------------|-----|-----|
+    | 7i     | slot i holds a job (1) or is padding (0)                        | 0   | 1   |
+    | 7i + 1 | server need k_j / k                                             | 0   | 1   |
+    | 7i + 2 | log1p(remaining size / scale); 0 when sizes are hidden          | 0   | inf |
+    | 7i + 3 | log1p(age / scale), age = size served so far                    | 0   | inf |
+    | 7i + 4 | log1p(time in system / scale)                                   | 0   | inf |
+    | 7i + 5 | selected for the service set being built (select mode)          | 0   | 1   |
+    | 7i + 6 | served during the previous interval                             | 0   | 1   |
+    | 7K     | free servers / k given the current selection                    | 0   | 1   |
+    | 7K + 1 | log1p(jobs in system)                                           | 0   | inf |
+    | 7K + 2 | log1p(jobs outside the window)                                  | 0   | inf |
+    | 7K + 3 | log1p(total need of the jobs outside / k)                       | 0   | inf |
+    | 7K + 4 | log1p(their remaining size / scale); 0 when sizes are hidden    | 0   | inf |
+
+    ## Rewards
+    Minus the flow time accrued since the last step: (jobs in system) x (elapsed time). Select
+    steps that do not commit earn 0. The undiscounted return is exactly minus the total
+    response time of the episode's jobs.
+
+    ## Starting State
+    Online (default): ``n_arrivals`` Poisson arrivals at rate lambda = load / E[S], so that
+    ``load`` is rho = lambda E[S] (§3.1); the episode starts at the first arrival. Needs are drawn
+    from ``server_needs`` and sizes from ``size_dist`` (duration d = s k / k_j) or durations from
+    ``duration_dist``, independently of the need. ``jobs`` replaces the random stream by an
+    explicit job set; ``trace="alibaba"`` replays the Alibaba GPU trace of 2023 (need = GPUs,
+    duration = run time; arrival times scaled by one factor so that the replayed tasks' load is
+    ``load``; see ``schedenv.multiserver.trace``). The workload is drawn at ``reset`` from the
+    seed (gaps, then sizes, then needs), so every contender sees the same jobs for the same seed.
+
+    ## Episode End
+    Terminates when every job has arrived and completed. Never truncates by itself.
+
+    ## Information
+    Every step: ``time``, ``n_jobs``, ``n_outside`` (jobs outside the window), ``completed``
+    (``MultiserverJobRecord``: job_id, arrival, size, completion, slowdown = T / d, server_need,
+    duration) and, in select mode, ``action_mask``. Steps that advance time add ``busy_servers``
+    (servers in use over the interval just simulated) and ``elapsed`` (time advanced; it includes
+    the wait of an emptied system for the next arrival, when no server is busy). At the end,
+    ``episode_metrics``: mean_response_time, mean_slowdown, mean_waiting_time, utilisation,
+    mean_number_in_system, total_flow_time, makespan, n_completed, overflow_fraction (fraction of
+    epochs with jobs outside the window).
+
+    ## Arguments
+
+    | argument      | default              | meaning                                                      |
+    |---------------|----------------------|--------------------------------------------------------------|
+    | n_servers     | 8                    | k                                                            |
+    | server_needs  | (1, 2, 4, 8)         | need values (uniform) or a ``Choice`` of integers            |
+    | size_dist     | Exponential(1.0)     | law of S = K D / k, independent of K                         |
+    | duration_dist | None                 | law of D instead (give exactly one of the two)               |
+    | load          | 0.7                  | rho = lambda E[S]                                            |
+    | n_arrivals    | 500                  | arrivals per episode                                         |
+    | jobs          | None                 | (need, duration) pairs at t = 0 or (arrival, need, duration) |
+    | trace         | None                 | "alibaba" (or a path): replay the first n_arrivals GPU tasks |
+    | size_known    | True                 | sizes visible (SRPT order) or hidden (ages only)             |
+    | action_mode   | "priority"           | "priority" or "select" (Discrete + masks, for MaskablePPO)   |
+    | packing       | "serverfilling"      | priority mode: "serverfilling", "firstfit" or "greedy"       |
+    | max_jobs      | 16                   | window size K                                                |
+    | render_mode   | None                 | "ansi" or "rgb_array"                                        |
+
+    The defaults are the paper's Fig. 2 setting (k = 8, needs uniform on {1, 2, 4, 8},
+    exponential sizes) at load 0.7.
+
+    >>> import gymnasium as gym, schedenv
+    >>> env = gym.make("schedenv/MultiserverJob-v0", jobs=[(4, 1.0), (8, 2.0), (4, 0.5)])
+    >>> obs, info = env.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    >>> select = gym.make("schedenv/MultiserverJob-v0", action_mode="select")
+    >>> obs, info = select.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = select.step(int(info["action_mask"].argmax()))
+
+    ## References
+    I. Grosof, Z. Scully, M. Harchol-Balter, A. Scheller-Wolf. Optimal Scheduling in the
+    Multiserver-job Model under Heavy Traffic. Proc. ACM Meas. Anal. Comput. Syst. 6(3), 2022.
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        n_servers: int = 8,
+        server_needs: Any = (1, 2, 4, 8),
+        size_dist: Distribution | None = None,
+        duration_dist: Distribution | None = None,
+        load: float = 0.7,
+        n_arrivals: int = 500,
+        jobs: Any = None,
+        trace: str | None = None,
+        size_known: bool = True,
+        action_mode: str = "priority",
+        packing: str = "serverfilling",
+        max_jobs: int = 16,
+        render_mode: str | None = None,
+    ) -> None:
+        self.n_servers = check_int("n_servers", n_servers)
+        self.action_mode = check_choice("action_mode", action_mode, ("select", "priority"))
+        self.packing = check_choice("packing", packing, PACKINGS)
+        self.max_jobs = check_int("max_jobs", max_jobs)
+        if not isinstance(size_known, bool):
+            raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
+        self.size_known = size_known
+        self.render_mode = (
+            None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
+        )
+        for name, law in (("size_dist", size_dist), ("duration_dist", duration_dist)):
+            if law is not None and not isinstance(law, Distribution):
+                raise ValueError(f"{name}={law!r} is not allowed; it must be a schedenv.workloads.Distribution")
+        if size_dist is not None and duration_dist is not None:
+            raise ValueError("give exactly one of size_dist and duration_dist, not both")
+        if size_dist is None and duration_dist is None:
+            size_dist = Exponential(1.0)
+        self.load = check_positive("load", load)
+        self.n_arrivals = check_int("n_arrivals", n_arrivals)
+        self.jobs = None if jobs is None else parse_jobs(jobs, self.n_servers)
+        self.trace = trace
+        if trace is not None:
+            if jobs is not None:
+                raise ValueError("give at most one of jobs and trace")
+            self.jobs = self._replay_trace(trace)
+        # A job set brings its own needs: the need law is then its empirical one.
+        need_law = parse_server_needs(
+            server_needs if self.jobs is None else Choice(*_frequencies(self.jobs[1])), self.n_servers
+        )
+        self.workload = MultiserverWorkload(self.n_servers, need_law, size_dist, duration_dist)
+        self.arrival_rate = float("nan")
+        """lambda of the Poisson stream (nan for a job set or trace)."""
+        if self.jobs is None:
+            self.arrival_rate = self.workload.arrival_rate(self.load)
+            if self.load >= 1:
+                warnings.warn(
+                    f"load={self.load!r} >= 1: every policy is unstable and the episode's response times grow with "
+                    "n_arrivals; use load < 1",
+                    stacklevel=2,
+                )
+            self.scale = self.workload.mean_size
+        else:
+            sizes = self.jobs[1] * self.jobs[2] / self.n_servers
+            self.scale = float(sizes.mean())
+        if self.max_jobs < self.n_servers:
+            warnings.warn(
+                f"max_jobs={self.max_jobs} < n_servers={self.n_servers}: ServerFilling's candidate set can hold up "
+                "to k jobs, so window-bound policies may leave servers idle; use max_jobs >= n_servers",
+                stacklevel=2,
+            )
+
+        length = SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES
+        high = np.full(length, np.inf, dtype=np.float32)
+        for feature in (0, 1, 5, 6):
+            high[feature : SLOT_FEATURES * self.max_jobs : SLOT_FEATURES] = 1.0
+        high[SLOT_FEATURES * self.max_jobs] = 1.0
+        self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
+        self.action_space: spaces.Space[Any]
+        if self.action_mode == "select":
+            self.action_space = spaces.Discrete(self.max_jobs + 1)
+        else:
+            self.action_space = spaces.Box(-1.0, 1.0, (self.max_jobs,), dtype=np.float32)
+
+        self._params: MultiserverParams | None = None
+        self._state: MultiserverState | None = None
+        self.window = np.empty(0, dtype=np.int64)
+        self._window_need = np.empty(0, dtype=np.int64)
+        self._window_selected = np.empty(0, dtype=bool)
+        self._mask = np.zeros(self.max_jobs + 1, dtype=np.int8)
+        self._free = self.n_servers
+        self._records: list[MultiserverJobRecord] = []
+        self._epochs = 0
+        self._overflow_epochs = 0
+        self._total_flow = 0.0
+        self._obs = np.zeros(length, dtype=np.float32)
+
+    # ----------------------------------------------------------------- Gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        if self.jobs is not None:
+            arrivals, needs, durations = self.jobs
+        else:
+            arrivals, needs, durations = self.workload.draw(self.np_random, self.n_arrivals, self.load)
+        self._params = MultiserverParams(self.n_servers, arrivals, needs, durations)
+        self._state = initial_state(self._params)
+        self._records, self._epochs, self._overflow_epochs, self._total_flow = [], 0, 0, 0.0
+        self._start_epoch()
+        return self._obs.copy(), self._info([])
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if self._state is None or self._params is None:
+            raise RuntimeError("call reset() before step()")
+        if is_done(self._params, self._state):
+            raise RuntimeError("the episode has ended; call reset()")
+        if self.action_mode == "priority":
+            return self._commit(self.service_set_from_scores(action))
+        slot = self._check_slot(action)
+        if slot == self.max_jobs:
+            return self._commit(self.selected)
+        self._window_selected[slot] = True
+        self._free -= int(self._window_need[slot])
+        selectable = ~self._window_selected & (self._window_need <= self._free)
+        if not selectable.any():
+            return self._commit(self.selected)
+        self._mask[: selectable.size] = selectable
+        self._mask[self.max_jobs] = 1
+        self._obs[SLOT_FEATURES * slot + 5] = 1.0
+        self._obs[SLOT_FEATURES * self.max_jobs] = self._free / self.n_servers
+        info = self._info([])
+        return self._obs.copy(), 0.0, False, False, info
+
+    def render(self) -> Any:
+        if self.render_mode is None or self._state is None:
+            return None
+        if self.render_mode == "ansi":
+            return render_text(self._state, self.window, self.selected, self.scale)
+        return render_servers(self._state, self.window)
+
+    # ----------------------------------------------------------------- for baselines and agents
+    @property
+    def state(self) -> MultiserverState:
+        """The simulator state (read-only arrays of the jobs present, in arrival order)."""
+        if self._state is None:
+            raise RuntimeError("call reset() first")
+        return self._state
+
+    @property
+    def params(self) -> MultiserverParams:
+        """The episode's job stream and server count."""
+        if self._params is None:
+            raise RuntimeError("call reset() first")
+        return self._params
+
+    @property
+    def commit_action(self) -> int:
+        """The select-mode action that commits the service set (``max_jobs``)."""
+        return self.max_jobs
+
+    def action_masks(self) -> np.ndarray:
+        """Select mode: int8 mask of the legal actions (slots, then commit)."""
+        if self.action_mode != "select":
+            raise ValueError("action_masks() exists only for action_mode='select'; priority mode takes any scores")
+        return self._mask.copy()
+
+    @property
+    def selected(self) -> np.ndarray:
+        """Select mode: which jobs (positions in ``state``'s arrays) the current epoch has selected."""
+        serve = np.zeros(self.state.n_jobs, dtype=bool)
+        serve[self.window[self._window_selected]] = True
+        return serve
+
+    def slot_of_job(self, position: int) -> int | None:
+        """The window slot of the job at ``position`` in ``state``'s arrays, or None if outside."""
+        hits = np.flatnonzero(self.window == position)
+        return int(hits[0]) if hits.size else None
+
+    def size_distribution(self, need: int) -> Distribution:
+        """The size law of need-``need`` jobs (the empirical one for an explicit job set), §5.1."""
+        if self.jobs is None:
+            return self.workload.size_distribution(need)
+        _, needs, durations = self.jobs
+        laws = empirical_need_sizes(needs, needs * durations / self.n_servers, self.n_servers)
+        if need not in laws:
+            raise ValueError(f"no job of the job set has server need {need}; needs present: {sorted(laws)}")
+        return laws[need]
+
+    @property
+    def need_values(self) -> np.ndarray:
+        """Every server need the episode's jobs can have."""
+        return self.workload.need_values
+
+    def action_from_service_set(self, serve: np.ndarray) -> Any:
+        """An action that moves the env toward serving ``serve`` (positions in ``state``'s arrays).
+
+        Priority mode: score 1 for the window slots of ``serve``, -1 for the others (every packing
+        then serves exactly them, as their needs fit). Select mode: the first job of ``serve`` (by
+        decreasing need) that is in the window and not selected yet, or commit when none is left.
+        Jobs of ``serve`` outside the window are dropped.
+        """
+        chosen = np.zeros(self.state.n_jobs, dtype=bool)
+        chosen[serve] = True
+        in_window = chosen[self.window]
+        if self.action_mode == "priority":
+            scores = np.full(self.max_jobs, -1.0, dtype=np.float32)
+            scores[: self.window.size] = np.where(in_window, 1.0, -1.0)
+            return scores
+        pending = np.flatnonzero(in_window & ~self._window_selected)
+        if pending.size == 0:
+            return self.commit_action
+        return int(pending[int(np.argmax(self._window_need[pending]))])
+
+    def service_set_from_scores(self, action: Any) -> np.ndarray:
+        """Priority mode: validate ``action`` and return the boolean service set it induces."""
+        scores = np.asarray(action, dtype=np.float64)
+        if scores.shape != (self.max_jobs,):
+            raise ValueError(f"action has shape {scores.shape}; expected ({self.max_jobs},), one score per slot")
+        if not np.isfinite(scores).all():
+            raise ValueError(f"action contains NaN or inf: {scores.tolist()}")
+        if scores.min() < -1.0 or scores.max() > 1.0:
+            raise ValueError(f"scores must lie in [-1, 1]; got min {scores.min()!r}, max {scores.max()!r}")
+        state = self.state
+        occupied = scores[: self.window.size]
+        slots = np.flatnonzero(occupied >= 0.0)
+        if slots.size == 0:
+            slots = np.arange(self.window.size)
+        order = slots[np.argsort(-occupied[slots], kind="stable")]
+        jobs = self.window[order]
+        serve = np.zeros(state.n_jobs, dtype=bool)
+        serve[jobs[pack(self.packing, state.server_need[jobs], self.n_servers)]] = True
+        return serve
+
+    # ----------------------------------------------------------------- internals
+    def _replay_trace(self, trace: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if not isinstance(trace, str):
+            raise ValueError(f"trace={trace!r} is not allowed; give 'alibaba' or the path of the trace's CSV file")
+        arrivals, needs, durations = read_alibaba_gpu_trace(None if trace == "alibaba" else trace)
+        arrivals, needs, durations = arrivals[: self.n_arrivals], needs[: self.n_arrivals], durations[: self.n_arrivals]
+        if needs.max() > self.n_servers:
+            raise ValueError(
+                f"the trace has tasks needing {int(needs.max())} GPUs; n_servers={self.n_servers} is too small"
+            )
+        return scale_to_load(arrivals, needs, durations, self.n_servers, self.load), needs, durations
+
+    def _check_slot(self, action: Any) -> int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer, np.ndarray)):
+            raise ValueError(f"action={action!r} is not allowed; select mode takes an integer in 0..{self.max_jobs}")
+        if isinstance(action, np.ndarray):
+            if action.shape != () or action.dtype.kind not in "iu":
+                raise ValueError(f"action={action!r} is not allowed; select mode takes one integer")
+            action = action.item()
+        slot = int(action)
+        if not 0 <= slot <= self.max_jobs:
+            raise ValueError(f"action={slot} is out of range; select mode takes 0..{self.max_jobs}")
+        if not self._mask[slot]:
+            reason = (
+                "commit needs at least one selected job"
+                if slot == self.max_jobs
+                else "the slot is empty, already selected, or its job does not fit in the free servers"
+            )
+            raise ValueError(f"action={slot} is masked: {reason}")
+        return slot
+
+    def _commit(self, serve: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
+        assert self._params is not None and self._state is not None
+        self._state, outcome = advance(self._params, self._state, serve)
+        self._records.extend(outcome.completed)
+        self._total_flow += outcome.accrued_objective
+        terminated = is_done(self._params, self._state)
+        self._start_epoch()
+        info = self._info(outcome.completed, outcome)
+        if terminated:
+            info["episode_metrics"] = self._episode_metrics()
+        return self._obs.copy(), -outcome.accrued_objective, terminated, False, info
+
+    def _start_epoch(self) -> None:
+        state = self.state
+        if self.size_known:
+            # Stable: ties keep arrival order, the order of the state's arrays.
+            order = np.argsort(state.remaining_duration * state.server_need, kind="stable")
+        else:
+            order = np.arange(state.n_jobs)
+        self.window = order[: self.max_jobs]
+        self._window_need = state.server_need[self.window]
+        self._window_selected = np.zeros(self.window.size, dtype=bool)
+        self._free = self.n_servers
+        self._mask[:] = 0
+        self._mask[: self.window.size] = 1
+        if state.n_jobs:
+            self._epochs += 1
+            self._overflow_epochs += state.n_jobs > self.max_jobs
+        self._fill_observation()
+
+    def _fill_observation(self) -> None:
+        state, obs, w = self.state, self._obs, self.window
+        n = w.size
+        slots = obs[: SLOT_FEATURES * self.max_jobs].reshape(self.max_jobs, SLOT_FEATURES)
+        slots[:] = 0.0
+        need = self._window_need
+        remaining = state.remaining_duration[w]
+        unit = need / (self.n_servers * self.scale)
+        slots[:n, 0] = 1.0
+        slots[:n, 1] = need / self.n_servers
+        if self.size_known:
+            slots[:n, 2] = np.log1p(unit * remaining)
+        slots[:n, 3] = np.log1p(unit * (state.duration[w] - remaining))
+        slots[:n, 4] = np.log1p((state.time - state.arrival[w]) / self.scale)
+        slots[:n, 6] = state.in_service[w]
+        base = SLOT_FEATURES * self.max_jobs
+        obs[base:] = 0.0
+        obs[base] = self._free / self.n_servers
+        n_outside = state.n_jobs - n
+        obs[base + 1] = math.log1p(state.n_jobs)
+        if n_outside:
+            obs[base + 2] = math.log1p(n_outside)
+            outside = np.ones(state.n_jobs, dtype=bool)
+            outside[w] = False
+            obs[base + 3] = math.log1p(float(state.server_need[outside].sum()) / self.n_servers)
+            if self.size_known:
+                rest = float((state.server_need[outside] * state.remaining_duration[outside]).sum())
+                obs[base + 4] = math.log1p(rest / (self.n_servers * self.scale))
+
+    def _info(self, completed: list[MultiserverJobRecord], outcome: StepOutcome | None = None) -> dict[str, Any]:
+        state = self.state
+        info: dict[str, Any] = {
+            "time": state.time,
+            "n_jobs": state.n_jobs,
+            "n_outside": state.n_jobs - self.window.size,
+            "completed": completed,
+        }
+        if outcome is not None:
+            info["busy_servers"] = outcome.busy_servers
+            info["elapsed"] = outcome.elapsed
+        if self.action_mode == "select":
+            info["action_mask"] = self._mask.copy()
+        return info
+
+    def _episode_metrics(self) -> dict[str, float]:
+        params, state = self.params, self.state
+        metrics = episode_metrics(
+            self._records,
+            self.n_servers,
+            float(params.arrival_times[0]),
+            state.time,
+            state.busy_server_time,
+            self._total_flow,
+        )
+        metrics["overflow_fraction"] = self._overflow_epochs / max(self._epochs, 1)
+        return metrics

@@ -1,0 +1,68 @@
+"""Replay the Alibaba GPU cluster trace of 2023 in the multiserver-job queue.
+
+The trace (``cluster-trace-gpu-v2023``, file ``openb_pod_list_default.csv`` of alibaba/clusterdata;
+Weng et al., "Beware of Fragmentation", USENIX ATC 2023) lives outside the repository, in
+``../shared/traces/`` (see its README). Mapping to the model of Grosof et al. 2022 §3.1:
+
+- server need k_j = ``num_gpu``; tasks with ``num_gpu`` = 0 (CPU only) are dropped, and a
+  GPU-sharing task (``gpu_milli`` < 1000) holds one whole GPU (the model has no fractional need);
+- arrival = ``creation_time``; duration d_j = ``deletion_time - scheduled_time``; tasks never
+  scheduled (no ``scheduled_time``, the "Pending" ones) are dropped. Tasks still "Running" at the
+  snapshot end there (their durations are censored), as in the trace;
+- the trace's own load on one 8-GPU node is about 2, so arrival times are scaled by one constant
+  factor to give the requested load rho = lambda E[S] on ``n_servers`` GPUs (the order and relative
+  spacing of arrivals, i.e. the burstiness, are kept).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from schedenv.validation import check_int, check_positive
+
+ALIBABA_GPU_TRACE = Path(__file__).resolve().parents[3] / "shared" / "traces" / "alibaba-gpu-2023-default.csv"
+"""Where the shared trace is expected (``../shared/traces/`` next to the repository)."""
+
+
+def read_alibaba_gpu_trace(path: str | Path | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Arrival times (s, from 0, sorted), GPU needs and durations (s) of the trace's GPU tasks."""
+    file = Path(path) if path is not None else ALIBABA_GPU_TRACE
+    if not file.is_file():
+        raise FileNotFoundError(
+            f"Alibaba GPU trace not found at {file}; it is not part of the repository (see ../shared/traces/README.md)"
+        )
+    arrivals, needs, durations = [], [], []
+    with file.open(encoding="utf-8-sig", newline="") as handle:
+        for row in csv.DictReader(handle):
+            gpus = int(row["num_gpu"] or 0)
+            if gpus == 0 or not row["scheduled_time"] or not row["deletion_time"]:
+                continue
+            duration = float(row["deletion_time"]) - float(row["scheduled_time"])
+            if duration <= 0:
+                continue
+            arrivals.append(float(row["creation_time"]))
+            needs.append(gpus)
+            durations.append(duration)
+    arrival = np.asarray(arrivals)
+    order = np.argsort(arrival, kind="stable")
+    return arrival[order] - arrival[order][0], np.asarray(needs, dtype=np.int64)[order], np.asarray(durations)[order]
+
+
+def scale_to_load(
+    arrivals: np.ndarray, needs: np.ndarray, durations: np.ndarray, n_servers: int, load: float
+) -> np.ndarray:
+    """Arrival times multiplied by the one factor that makes the job set's load ``load``.
+
+    The load of a finite job set is its total size sum_j k_j d_j / k over its arrival span, the
+    empirical lambda E[S] (§3.1).
+    """
+    k = check_int("n_servers", n_servers)
+    rho = check_positive("load", load)
+    span = float(arrivals[-1] - arrivals[0])
+    if span <= 0:
+        raise ValueError("the replayed tasks all arrive at once; there is no arrival rate to scale")
+    total_size = float((needs * durations).sum()) / k
+    return arrivals[0] + (arrivals - arrivals[0]) * (total_size / (rho * span))

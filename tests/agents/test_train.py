@@ -1,0 +1,130 @@
+"""Training on every env id: a short run saves a model that loads and evaluates through ``evaluate``."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import agents
+import baselines
+import schedenv
+from agents.algorithms import ALGORITHMS, compatible_algorithms
+from agents.extractors import SlotSetExtractor, slot_layout
+from agents.runs import MODEL, checkpoint_paths, checkpoints, read_config
+from agents.train import TrainConfig, resolve_config, train
+from schedenv.cli import objective_metric
+from schedenv.evaluation import evaluate
+from tests.agents.conftest import natural_algo
+
+TINY_MALLEABLE = {"jobs": [1.0, 2.0, 4.0], "max_jobs": 3}
+
+
+@pytest.mark.parametrize("env_id", schedenv.ENV_IDS)
+def test_short_run_saves_an_agent_that_evaluate_accepts(env_id: str, tiny: dict[str, Any], tmp_path: Path) -> None:
+    algo = natural_algo(env_id)
+    probe = gym.make(env_id)
+    layout = slot_layout(probe)
+    probe.close()
+    config = TrainConfig(env_id=env_id, algo=algo, timesteps=128, extractor="slots", **tiny)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = train(config, tmp_path)
+    fallback = [w for w in caught if "flat MLP" in str(w.message)]
+    if layout is None:
+        assert fallback, f"{env_id} has no slot layout, so train must say it falls back to the flat MLP"
+        assert read_config(tmp_path)["extractor"] == "mlp"
+    else:
+        assert not fallback
+        assert isinstance(result.model.policy.features_extractor, SlotSetExtractor)
+    assert result.model.num_timesteps == 128
+    assert (tmp_path / MODEL).is_file() and [c.steps for c in checkpoints(tmp_path)] == [64, 128]
+
+    agent = agents.load(tmp_path)
+    assert agent.name == f"{algo}:{tmp_path.name}"
+    first = evaluate(env_id, agent, [0], keep_records=False)
+    again = evaluate(env_id, agent, [0], keep_records=False)
+    metric = objective_metric(env_id, {})
+    assert math.isfinite(first.summary[metric].mean) and first.summary[metric].mean > 0
+    assert first.episodes[0].metrics == again.episodes[0].metrics, "a loaded agent acts deterministically"
+
+    row = result.evaluations[-1]
+    reference = evaluate(env_id, baselines.reference(env_id), [config.eval_seed], keep_records=False)
+    assert row["reference"] == baselines.reference(env_id)
+    assert row["reference_mean"] == pytest.approx(reference.summary[metric].mean, rel=1e-12)
+    assert row["ratio"] == pytest.approx(row["mean"] / row["reference_mean"], rel=1e-12)
+
+
+@pytest.mark.parametrize("algo", ["a2c", "sac"])
+def test_other_algorithms_train_on_the_malleable_env(algo: str, tiny: dict[str, Any], tmp_path: Path) -> None:
+    algo_kwargs = {"n_steps": 16} if algo == "a2c" else {"learning_starts": 32, "batch_size": 32}
+    config = TrainConfig(algo=algo, env_kwargs=TINY_MALLEABLE, timesteps=128, **{**tiny, "algo_kwargs": algo_kwargs})
+    result = train(config, tmp_path)
+    assert result.model.num_timesteps == 128
+    if algo == "sac":
+        assert checkpoint_paths(tmp_path, 128).replay_buffer.is_file()
+    agent = agents.load(tmp_path)
+    result_eval = evaluate("schedenv/Malleable-v0", agent, [0], **TINY_MALLEABLE)
+    assert result_eval.episodes[0].metrics["n_completed"] == 3
+
+
+def test_resume_continues_from_the_newest_complete_checkpoint(tiny: dict[str, Any], tmp_path: Path) -> None:
+    config = TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=128, **tiny)
+    train(config, tmp_path)
+    # a run killed between its checkpoints at 64 and 128 steps: no final model, no newer checkpoint
+    (tmp_path / MODEL).unlink()
+    checkpoint_paths(tmp_path, 128).model.unlink()
+    resumed = train(TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=256, **tiny), tmp_path, resume=True)
+    assert resumed.start_timesteps == 64
+    # the count continues from 64 in whole rollouts of 2 envs x 64 steps: 192, then 320 >= 256
+    assert resumed.model.num_timesteps == 320
+    assert [c.steps for c in checkpoints(tmp_path)] == [64, 128, 192, 256, 320]
+
+
+def test_a_fresh_run_refuses_a_folder_that_holds_one(tiny: dict[str, Any], tmp_path: Path) -> None:
+    config = TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=64, **tiny)
+    train(config, tmp_path)
+    with pytest.raises(ValueError, match="already holds a training run"):
+        train(config, tmp_path)
+
+
+def test_same_seed_gives_the_same_agent(tiny: dict[str, Any], tmp_path: Path) -> None:
+    actions = []
+    for name in ("a", "b"):
+        train(TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=128, seed=3, **tiny), tmp_path / name)
+        agent = agents.load(tmp_path / name)
+        env = gym.make("schedenv/Malleable-v0", **TINY_MALLEABLE)
+        observation, _ = env.reset(seed=0)
+        actions.append(agent.act(observation, env))
+    np.testing.assert_array_equal(actions[0], actions[1])
+
+
+def test_bad_configs_name_the_field_and_suggest(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="did you mean 'schedenv/Malleable-v0'"):
+        TrainConfig(env_id="schedenv/Maleable-v0")
+    with pytest.raises(ValueError, match="did you mean 'slots'"):
+        TrainConfig(extractor="slot")
+    with pytest.raises(ValueError, match="timesteps=0"):
+        TrainConfig(timesteps=0)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("timestep: 10\n")
+    with pytest.raises(ValueError, match="did you mean 'timesteps'"):
+        resolve_config(bad, {})
+
+
+def test_shipped_configs_resolve_and_fit_their_env() -> None:
+    from agents.train import CONFIG_DIR
+
+    paths = sorted(CONFIG_DIR.glob("*.yaml"))
+    assert paths
+    for path in paths:
+        config = resolve_config(path, {})
+        assert config.algo in ALGORITHMS
+        env = gym.make(config.env_id, **config.env_kwargs)
+        assert config.algo in compatible_algorithms(env), f"{path.name}: {config.algo} cannot train {config.env_id}"
+        env.close()
