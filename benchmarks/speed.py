@@ -161,13 +161,16 @@ def ppo_section(timesteps: int) -> dict[str, float]:
     """SB3 PPO samples (env steps, updates included) per second on one Malleable env."""
     if importlib.util.find_spec("stable_baselines3") is None:
         return {}
+    import torch
     from stable_baselines3 import PPO
 
+    # One torch thread: on the shared 2-core machine two threads made PPO about 6x slower (contention).
+    torch.set_num_threads(1)
     model = PPO("MlpPolicy", gym.make(MALLEABLE, mode="online"), n_steps=512, batch_size=64, seed=0, device="cpu")
     model.learn(total_timesteps=512)  # warm up torch outside the timing
     start = time.perf_counter()
     model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
-    return {"PPO (sb3, MlpPolicy, 1 env, Malleable online)": timesteps / (time.perf_counter() - start)}
+    return {"PPO (sb3, MlpPolicy, 1 env, Malleable online, 1 torch thread)": timesteps / (time.perf_counter() - start)}
 
 
 def print_tables(report: dict[str, Any]) -> None:

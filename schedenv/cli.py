@@ -62,6 +62,9 @@ def _list(_: argparse.Namespace) -> int:
         reference = baselines.reference(env_id)
         names = ", ".join(f"{n}*" if n == reference else n for n in baselines.available(env_id))
         print(f"{env_id}\n  baselines (* = paper policy): {names}")
+    from schedenv.leaderboard.suites import SUITES, suite
+
+    print("leaderboard suites:", ", ".join(f"{name} ({len(suite(name))} scenarios)" for name in SUITES))
     print("reproductions:", ", ".join(available_figures()) or "none")
     return 0
 

@@ -13,7 +13,9 @@ True
 >>> run.metrics["n_completed"]
 2000.0
 
-Covered: Malleable-v0 with s(k) = k^p for hesrpt, a-hesrpt, equi, srpt, rs, hell and knee.
+Covered: Malleable-v0 with s(k) = k^p for hesrpt, a-hesrpt, equi, srpt, rs, hell and knee;
+Dispatch-v0 for central-queue, random, round-robin, shortest-queue, least-work-remaining and sita-e
+(these two with ``size_known=True``), tags-slowdown, tags-waiting and tags-fair.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ from typing import Any
 
 import gymnasium as gym
 
+from schedenv.dispatch import fastpath as dispatch_fastpath
 from schedenv.malleable import fastpath as malleable_fastpath
 from schedenv.malleable.fastpath import DEFAULT_CHUNK, FastRun
 from schedenv.workloads import Power
 
 MALLEABLE = "schedenv/Malleable-v0"
+DISPATCH = "schedenv/Dispatch-v0"
 
 
 def _policy_object(policy: Any) -> Any:
@@ -39,12 +43,15 @@ def _policy_object(policy: Any) -> Any:
 
 def supports(env_id: str, policy: Any, **env_kwargs: Any) -> bool:
     """True when ``policy`` (a baseline name or object) has a compiled path on this env configuration."""
-    if env_id != MALLEABLE:
+    if env_id not in (MALLEABLE, DISPATCH):
         return False
     try:
         agent = _policy_object(policy)
     except ValueError:
         return False
+    if env_id == DISPATCH:
+        code = dispatch_fastpath.policy_code(agent)
+        return code is not None and (code not in dispatch_fastpath.SIZE_AWARE or bool(env_kwargs.get("size_known")))
     if malleable_fastpath.policy_code(agent) is None:
         return False
     speedup = env_kwargs.get("speedup", 0.5)
@@ -65,6 +72,7 @@ def run_fast(
 
     ``emulate_env``: apply decisions exactly as the env would (its window and action encoding), so
     results equal ``evaluate``'s; False applies the policy's own decisions (the paper's policy).
+    Dispatch-v0 applies a policy's action exactly, so there it changes nothing.
     ``chunk``: jobs drawn at a time; runs of at most ``chunk`` arrivals use the env's exact job
     stream, longer ones a streamed draw with flat memory. ``keep_completions``: keep per-job
     completion times (``FastRun.completion``, ``FastRun.records()``).
@@ -78,6 +86,10 @@ def run_fast(
         raise ValueError(f"chunk={chunk!r} is not allowed; it must be a positive number of jobs")
     env = gym.make(env_id, **env_kwargs)
     try:
+        if env_id == DISPATCH:
+            return dispatch_fastpath.run(
+                env.unwrapped, _policy_object(policy), seed, chunk=chunk, keep_completions=keep_completions
+            )
         return malleable_fastpath.run(
             env.unwrapped,
             _policy_object(policy),

@@ -20,12 +20,20 @@ from schedenv.analysis.queueing import (
     server_expansion,
     sita_e_cutoffs,
 )
+from schedenv.analysis.queueing_mmk import (
+    erlang_c_mean_response_time,
+    erlang_c_mean_waiting_time,
+    erlang_c_wait_probability,
+)
 from schedenv.analysis.tags import paper_size_dist, tags_analysis, tags_optimal_cutoffs
 
 __all__ = [
     "downey_runtime",
     "downey_speedup",
     "erlang_c",
+    "erlang_c_mean_response_time",
+    "erlang_c_mean_waiting_time",
+    "erlang_c_wait_probability",
     "hesrpt_allocation",
     "hesrpt_mean_flow_time",
     "hesrpt_mean_slowdown",

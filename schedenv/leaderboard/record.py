@@ -47,6 +47,16 @@ def package_versions(extra: tuple[str, ...] = ()) -> dict[str, str | None]:
     return versions
 
 
+def _cpu_model() -> str | None:
+    """The CPU's model name (``platform.processor()`` is empty on Linux, so read /proc/cpuinfo)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or None
+
+
 def machine() -> dict[str, Any]:
     """Host, OS, CPU and memory of this machine."""
     memory = None
@@ -56,7 +66,7 @@ def machine() -> dict[str, Any]:
         "hostname": platform.node(),
         "platform": platform.platform(),
         "machine": platform.machine(),
-        "processor": platform.processor() or None,
+        "processor": _cpu_model(),
         "cpu_count": os.cpu_count(),
         "memory_gib": memory,
         "python_executable": sys.executable,

@@ -26,7 +26,9 @@ def _number(value: Any, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     if isinstance(value, float):
-        return f"{value:.{digits}g}"
+        rounded = float(f"{value:.{digits}g}")
+        # Large values read better with thousands separators than in e-notation (4.432e+04).
+        return f"{rounded:,.0f}" if 1e3 <= abs(rounded) < 1e12 else f"{value:.{digits}g}"
     return str(value)
 
 

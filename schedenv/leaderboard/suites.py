@@ -49,6 +49,7 @@ def _malleable_offline(p: float, n_jobs: int, n_seeds: int, n_servers: float = 1
         env_kwargs={
             "mode": "offline",
             "n_jobs": n_jobs,
+            "max_jobs": n_jobs,  # every job in the window: heSRPT's action is then exactly Theorem 5
             "size_dist": _pareto(0.8),
             "n_servers": n_servers,
             "speedup": p,

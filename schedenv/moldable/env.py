@@ -7,7 +7,6 @@ Downey's speedup (DESIGN §4).
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -17,32 +16,18 @@ import numpy as np
 from gymnasium import spaces
 
 from schedenv.moldable.render import render_gantt, render_text
-from schedenv.moldable.sim import MoldableJobRecord, MoldableSim, MoldableView, Outcome, view_of
+from schedenv.moldable.core import GLOBAL_FEATURES, SLOT_FEATURES, decode_action, encode_action
+from schedenv.moldable.fast import FastCore
+from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 from schedenv.moldable.workload import LOADS, CirneWorkload, MoldableJobSet, parse_jobs, trace_jobs
 from schedenv.records import basic_metrics
 from schedenv.traces import SWFTrace, read_swf, replay_jobs
 from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
 
-SLOT_FEATURES = 8
-"""Per-slot features (see the Observation Space table)."""
-GLOBAL_FEATURES = 7
-"""Summary features after the slots (see the Observation Space table)."""
 DEFAULT_N_PROCS = 128
 """The paper's simulated cluster (§6.1.1)."""
 DEFAULT_N_JOBS = 200
 """The paper's 200 jobs per trace (§6.1.2)."""
-
-
-def encode_action(slot: int, procs: int, n_procs: int) -> int:
-    """The Discrete action that starts window slot ``slot`` on ``procs`` processors."""
-    return slot * n_procs + procs - 1
-
-
-def decode_action(action: int, n_procs: int, max_jobs: int) -> tuple[int, int] | None:
-    """``(slot, procs)`` of a start action, or None for the wait action (the last one)."""
-    if action == max_jobs * n_procs:
-        return None
-    return action // n_procs, action % n_procs + 1
 
 
 class MoldableEnv(gym.Env[np.ndarray, np.int64]):
@@ -198,12 +183,10 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
         self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
         self._n_actions = self.max_jobs * self.n_procs + 1
         self.action_space = spaces.Discrete(self._n_actions)
-        self._counts = np.arange(1, self.n_procs + 1)
-        self._sim: MoldableSim | None = None
+        self._core: FastCore | None = None
         self._records: list[MoldableJobRecord] = []
         self._epochs = 0
         self._overflow_epochs = 0
-        self._mask = np.zeros(self._n_actions, dtype=np.int8)
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -213,30 +196,27 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
         else:
             assert self.generator is not None
             job_set = self.generator.sample(self.np_random, self.n_jobs, self.n_procs)
-        self._sim = MoldableSim(job_set, self.max_jobs)
+        self._core = FastCore(job_set, self.max_jobs, self.time_scale)
         self._records, self._epochs, self._overflow_epochs = [], 0, 0
         self._count_epoch()
-        self._refresh_mask()
-        return self._observation(), self._info([])
+        return self._core.observation(), self._info([])
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        sim = self._require_sim()
-        if sim.done:
+        core = self._require_core()
+        if core.done:
             raise RuntimeError("the episode has ended; call reset()")
-        decision = self.decode(self._as_action(action))
-        outcome: Outcome = sim.wait() if decision is None else sim.start(*decision)
+        outcome = core.apply(self._as_action(action))
         self._records.extend(outcome.completed)
-        terminated = sim.done
+        terminated = core.done
         if not terminated:
             self._count_epoch()
-        self._refresh_mask()
         info = self._info(outcome.completed)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
-        return self._observation(), -outcome.accrued_objective, terminated, False, info
+        return core.observation(), -outcome.accrued_objective, terminated, False, info
 
     def render(self) -> Any:
-        if self.render_mode is None or self._sim is None:
+        if self.render_mode is None or self._core is None:
             return None
         if self.render_mode == "ansi":
             return render_text(self.state)
@@ -263,30 +243,18 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """int8 mask over the Discrete actions (see Action Space)."""
-        self._require_sim()
-        return self._mask.copy()
-
-    def _refresh_mask(self) -> None:
-        sim = self._require_sim()
-        mask = self._mask
-        mask[:] = 0
-        if not sim.done:
-            s = sim.state
-            w = sim.window_size
-            fits = (s.queue_runtime[:w] < np.inf) & (self._counts <= s.free)
-            mask[: w * self.n_procs] = fits.ravel()
-            mask[-1] = sim.can_wait()
+        return self._require_core().mask.copy()
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
     def state(self) -> MoldableView:
         """A read-only snapshot of the simulator state (queue in FCFS order, running jobs)."""
-        return view_of(self._require_sim())
+        return self._require_core().view()
 
     @property
     def job_set(self) -> MoldableJobSet:
         """The episode's jobs (submit times, Downey parameters or runtime tables)."""
-        return self._require_sim().jobs
+        return self._require_core().jobs
 
     @property
     def records(self) -> list[MoldableJobRecord]:
@@ -294,72 +262,46 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
         return list(self._records)
 
     # ----------------------------------------------------------------- internals
-    def _require_sim(self) -> MoldableSim:
-        if self._sim is None:
+    def _require_core(self) -> FastCore:
+        if self._core is None:
             raise RuntimeError("call reset() before using the env")
-        return self._sim
+        return self._core
 
     def _as_action(self, action: Any) -> int:
-        array = np.asarray(action)
-        if array.size != 1 or not np.issubdtype(array.dtype, np.integer):
-            raise ValueError(f"action={action!r} is not allowed; it must be one integer in [0, {self._n_actions})")
-        value = int(array.reshape(()))
+        # plain ints (what masked samplers and baselines give) skip numpy's conversion
+        if type(action) is int or isinstance(action, np.integer):
+            value = int(action)
+        else:
+            array = np.asarray(action)
+            if array.size != 1 or not np.issubdtype(array.dtype, np.integer):
+                raise ValueError(
+                    f"action={action!r} is not allowed; it must be one integer in [0, {self._n_actions})"
+                )
+            value = int(array.reshape(()))
         if not 0 <= value < self._n_actions:
             raise ValueError(f"action={value} is out of range [0, {self._n_actions})")
-        if not self._mask[value]:
+        if not self._require_core().mask[value]:
             decision = self.decode(value)
             what = "wait (nothing runs and no job is still to arrive)" if decision is None else f"start {decision}"
             raise ValueError(f"action={value} ({what}) is masked: it does not fit the current state")
         return value
 
     def _count_epoch(self) -> None:
-        sim = self._require_sim()
         self._epochs += 1
-        self._overflow_epochs += sim.state.n_queued > self.max_jobs
-
-    def _observation(self) -> np.ndarray:
-        sim = self._require_sim()
-        s = sim.state
-        m, scale = self.n_procs, self.time_scale
-        obs = np.zeros(SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES, dtype=np.float32)
-        w = sim.window_size
-        if w:
-            slots = obs[: SLOT_FEATURES * self.max_jobs].reshape(self.max_jobs, SLOT_FEATURES)[:w]
-            features = s.queue_features[:w]
-            count = np.minimum(features[:, 2], max(s.free, 1)).astype(np.int64)
-            times = np.empty((w, 4))
-            times[:, 0] = s.time - s.queue_submit[:w]
-            times[:, 1:3] = features[:, 0:2]
-            times[:, 3] = s.queue_runtime[np.arange(w), count - 1]
-            times[np.isinf(times[:, 3]), 3] = 0.0
-            slots[:, 0] = 1.0
-            slots[:, 1:5] = np.log1p(times / scale)
-            slots[:, 5:8] = features[:, 2:5] / m
-        tail = obs[-GLOBAL_FEATURES:]
-        tail[0] = s.free / m
-        tail[1] = s.n_running / m
-        tail[2] = math.log1p(s.n_queued)
-        tail[3] = math.log1p(s.n_queued - w)
-        if s.n_queued > w:
-            tail[4] = math.log1p(float(s.queue_features[w : s.n_queued, 0].sum()) / (m * scale))
-        if s.n_running:
-            remaining = s.running_end[: s.n_running] - s.time
-            tail[5] = math.log1p(float(remaining.min()) / scale)
-            tail[6] = math.log1p(float(remaining @ s.running_procs[: s.n_running]) / (m * scale))
-        return obs
+        self._overflow_epochs += self._require_core().n_queued > self.max_jobs
 
     def _info(self, completed: list[MoldableJobRecord]) -> dict[str, Any]:
-        sim = self._require_sim()
-        s = sim.state
+        core = self._require_core()
+        n_queued, n_running = core.n_queued, core.n_running
         return {
-            "time": s.time,
-            "n_jobs": s.n_jobs,
-            "n_queued": s.n_queued,
-            "n_running": s.n_running,
-            "free_procs": s.free,
-            "n_outside": s.n_queued - sim.window_size,
+            "time": core.time,
+            "n_jobs": n_queued + n_running,
+            "n_queued": n_queued,
+            "n_running": n_running,
+            "free_procs": core.free,
+            "n_outside": n_queued - core.window_size,
             "completed": completed,
-            "action_mask": self.action_masks(),
+            "action_mask": core.mask.copy(),
         }
 
     def _episode_metrics(self) -> dict[str, float]:

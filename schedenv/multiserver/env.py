@@ -6,7 +6,6 @@ in the Multiserver-job Model under Heavy Traffic", POMACS 6(3), Article 51, 2022
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
@@ -14,8 +13,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from schedenv.multiserver.kernel import fill_observation, pack_service_set
 from schedenv.multiserver.metrics import episode_metrics
-from schedenv.multiserver.packing import PACKINGS, pack
+from schedenv.multiserver.packing import PACKINGS
 from schedenv.multiserver.render import render_servers, render_text
 from schedenv.multiserver.sim import (
     MultiserverJobRecord,
@@ -26,7 +26,7 @@ from schedenv.multiserver.sim import (
     initial_state,
     is_done,
 )
-from schedenv.multiserver.trace import read_alibaba_gpu_trace, scale_to_load
+from schedenv.multiserver.trace import is_swf, read_alibaba_gpu_trace, read_swf_jobs, scale_to_load
 from schedenv.multiserver.workload import MultiserverWorkload, empirical_need_sizes, parse_jobs, parse_server_needs
 from schedenv.validation import check_choice, check_int, check_positive
 from schedenv.workloads import Choice, Distribution, Exponential
@@ -54,21 +54,21 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     remaining sizes, and is optimal in heavy traffic (Theorem 4.2).
 
     ## Action Space
+    ``action_mode="priority"`` (default, so that any sample of the space is a valid action):
+    ``Box(-1, 1, (max_jobs,), float32)``, a score per slot. Slots with a score >= 0 are eligible
+    (if none is, every occupied slot is); they are ordered by decreasing score (ties: slot order)
+    and packed by ``packing``: "serverfilling" (§3.2), "firstfit" or "greedy" (§6). A negative
+    score holds a job back. One step per epoch.
     ``action_mode="select"``: ``Discrete(max_jobs + 1)``, for masked discrete agents
     (MaskablePPO). Action i < max_jobs adds the job in window slot i to the service set being
-    built; action ``max_jobs`` commits it. A
-    decision epoch therefore spans several steps with zero elapsed time; time advances only on a
-    commit, and the env commits by itself as soon as no other job fits. ``action_masks()`` (and
-    ``info["action_mask"]``, int8) allow the slots that hold a job, are not selected yet and fit in
-    the free servers; commit is allowed once at least one job is selected (an all-idle system is
-    never useful with preemption). Helpers: ``commit_action``, ``slot_of_job``.
-    ``action_mode="priority"`` (default, so that any sample of the space is a valid action):
-    ``Box(-1, 1, (max_jobs,), float32)``, a score per slot. Slots with
-    a score >= 0 are eligible (if none is, every occupied slot is); they are ordered by decreasing
-    score (ties: slot order) and packed by ``packing``: "serverfilling" (§3.2), "firstfit" or
-    "greedy" (§6). A negative score holds a job back. One step per epoch.
-    Jobs outside the window are never served. Bad actions (out of range, masked, NaN, wrong
-    shape) raise ``ValueError`` and leave the state unchanged.
+    built; action ``max_jobs`` commits it. A decision epoch therefore spans several steps with
+    zero elapsed time; time advances only on a commit, and the env commits by itself as soon as
+    no other job fits. ``action_masks()`` (and ``info["action_mask"]``, int8) allow the slots that
+    hold a job, are not selected yet and fit in the free servers; commit is allowed once at least
+    one job is selected (an all-idle system is never useful with preemption).
+    Jobs outside the window are never served. Helpers: ``commit_action``, ``slot_of_job`` and
+    ``action_from_service_set`` (the action that serves a given set, in either mode). Bad actions
+    (out of range, masked, NaN, wrong shape) raise ``ValueError`` and leave the state unchanged.
 
     ## Observation Space
     ``Box(float32)`` of length ``7 * max_jobs + 5``. The window holds up to ``max_jobs`` jobs: by
@@ -102,7 +102,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     ``duration_dist``, independently of the need. ``jobs`` replaces the random stream by an
     explicit job set; ``trace="alibaba"`` replays the Alibaba GPU trace of 2023 (need = GPUs,
     duration = run time; arrival times scaled by one factor so that the replayed tasks' load is
-    ``load``; see ``schedenv.multiserver.trace``). The workload is drawn at ``reset`` from the
+    ``load``; a path ending in ``.swf`` replays a Parallel Workloads Archive trace, processors
+    scaled to k; see ``schedenv.multiserver.trace``). The workload is drawn at ``reset`` from the
     seed (gaps, then sizes, then needs), so every contender sees the same jobs for the same seed.
 
     ## Episode End
@@ -129,7 +130,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | load          | 0.7                  | rho = lambda E[S]                                            |
     | n_arrivals    | 500                  | arrivals per episode                                         |
     | jobs          | None                 | (need, duration) pairs at t = 0 or (arrival, need, duration) |
-    | trace         | None                 | "alibaba" (or a path): replay the first n_arrivals GPU tasks |
+    | trace         | None                 | "alibaba", its CSV path or an SWF path: replay n_arrivals    |
     | size_known    | True                 | sizes visible (SRPT order) or hidden (ages only)             |
     | action_mode   | "priority"           | "priority" or "select" (Discrete + masks, for MaskablePPO)   |
     | packing       | "serverfilling"      | priority mode: "serverfilling", "firstfit" or "greedy"       |
@@ -379,16 +380,18 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if slots.size == 0:
             slots = np.arange(self.window.size)
         order = slots[np.argsort(-occupied[slots], kind="stable")]
-        jobs = self.window[order]
-        serve = np.zeros(state.n_jobs, dtype=bool)
-        serve[jobs[pack(self.packing, state.server_need[jobs], self.n_servers)]] = True
-        return serve
+        return pack_service_set(self.packing, self.window[order], state.server_need, self.n_servers)
 
     # ----------------------------------------------------------------- internals
     def _replay_trace(self, trace: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if not isinstance(trace, str):
-            raise ValueError(f"trace={trace!r} is not allowed; give 'alibaba' or the path of the trace's CSV file")
-        arrivals, needs, durations = read_alibaba_gpu_trace(None if trace == "alibaba" else trace)
+            raise ValueError(
+                f"trace={trace!r} is not allowed; give 'alibaba', the path of the Alibaba CSV file or of an SWF file"
+            )
+        if is_swf(trace):
+            arrivals, needs, durations = read_swf_jobs(trace, self.n_servers)
+        else:
+            arrivals, needs, durations = read_alibaba_gpu_trace(None if trace == "alibaba" else trace)
         arrivals, needs, durations = arrivals[: self.n_arrivals], needs[: self.n_arrivals], durations[: self.n_arrivals]
         if needs.max() > self.n_servers:
             raise ValueError(
@@ -446,33 +449,22 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self._fill_observation()
 
     def _fill_observation(self) -> None:
-        state, obs, w = self.state, self._obs, self.window
-        n = w.size
-        slots = obs[: SLOT_FEATURES * self.max_jobs].reshape(self.max_jobs, SLOT_FEATURES)
-        slots[:] = 0.0
-        need = self._window_need
-        remaining = state.remaining_duration[w]
-        unit = need / (self.n_servers * self.scale)
-        slots[:n, 0] = 1.0
-        slots[:n, 1] = need / self.n_servers
-        if self.size_known:
-            slots[:n, 2] = np.log1p(unit * remaining)
-        slots[:n, 3] = np.log1p(unit * (state.duration[w] - remaining))
-        slots[:n, 4] = np.log1p((state.time - state.arrival[w]) / self.scale)
-        slots[:n, 6] = state.in_service[w]
-        base = SLOT_FEATURES * self.max_jobs
-        obs[base:] = 0.0
-        obs[base] = self._free / self.n_servers
-        n_outside = state.n_jobs - n
-        obs[base + 1] = math.log1p(state.n_jobs)
-        if n_outside:
-            obs[base + 2] = math.log1p(n_outside)
-            outside = np.ones(state.n_jobs, dtype=bool)
-            outside[w] = False
-            obs[base + 3] = math.log1p(float(state.server_need[outside].sum()) / self.n_servers)
-            if self.size_known:
-                rest = float((state.server_need[outside] * state.remaining_duration[outside]).sum())
-                obs[base + 4] = math.log1p(rest / (self.n_servers * self.scale))
+        state = self.state
+        fill_observation(
+            self._obs,
+            self.max_jobs,
+            self.window,
+            state.server_need,
+            state.duration,
+            state.remaining_duration,
+            state.arrival,
+            state.in_service,
+            state.time,
+            self.n_servers,
+            self.scale,
+            self.size_known,
+            self._free,
+        )
 
     def _info(self, completed: list[MultiserverJobRecord], outcome: StepOutcome | None = None) -> dict[str, Any]:
         state = self.state

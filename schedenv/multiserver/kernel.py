@@ -4,7 +4,9 @@ It repeats ``sim.advance`` operation for operation (same float expressions, same
 stable sorts over the jobs in arrival order), so it gives bit-identical completion times to the
 pure core driven by the same policy; a test checks this. Orders: 0 = SRPT (least remaining size
 k_j r_j / k), 1 = arrival, 2 = Gittins rank (a rank table per need, interpolated in the age).
-Packings: 0 = ServerFilling, 1 = first fit, 2 = greedy, 3 = MaxWeight (count-vector table).
+Packings: 0 = ServerFilling, 1 = first fit, 2 = greedy, 3 = MaxWeight (count-vector table over
+``need_values``, whose job counts are kept up to date at arrivals and completions). The Gittins
+rank tables have one row per entry of ``need_values``.
 """
 
 from __future__ import annotations
@@ -18,23 +20,33 @@ PACKINGS = {"serverfilling": 0, "firstfit": 1, "greedy": 2, "maxweight": 3}
 
 
 @njit(cache=True)
+def _take(j: int, serve: np.ndarray, served: np.ndarray, n_served: int) -> int:
+    serve[j] = True
+    served[n_served] = j
+    return n_served + 1
+
+
+@njit(cache=True)
 def _pack(
     packing: int,
     ordered: np.ndarray,
     needs: np.ndarray,
     k: int,
-    need_values: np.ndarray,
     table: np.ndarray,
+    counts: np.ndarray,
+    need_class: np.ndarray,
     serve: np.ndarray,
-) -> None:
-    m = ordered.size
+    served: np.ndarray,
+) -> int:
+    """Mark the jobs to serve (``serve`` flags and the list ``served``); return how many."""
+    m, n_served = ordered.size, 0
     if packing == 2:
         used = 0
         for i in range(m):
             j = ordered[i]
             if used + needs[j] > k:
                 break
-            serve[j] = True
+            n_served = _take(j, serve, served, n_served)
             used += needs[j]
     elif packing == 1:
         free = k
@@ -43,7 +55,7 @@ def _pack(
                 break
             j = ordered[i]
             if needs[j] <= free:
-                serve[j] = True
+                n_served = _take(j, serve, served, n_served)
                 free -= needs[j]
     elif packing == 0:
         total, prefix = 0, m
@@ -62,15 +74,10 @@ def _pack(
             j = by_need[i]
             if used + needs[j] > k:
                 break
-            serve[j] = True
+            n_served = _take(j, serve, served, n_served)
             used += needs[j]
     else:
-        n_values = need_values.size
-        counts = np.zeros(n_values, dtype=np.int64)
-        for i in range(m):
-            for c in range(n_values):
-                if needs[ordered[i]] == need_values[c]:
-                    counts[c] += 1
+        n_values = counts.size
         best_row, best_value = 0, -1
         for r in range(table.shape[0]):
             value = 0
@@ -81,15 +88,18 @@ def _pack(
                 value += table[r, c] * counts[c]
             if value > best_value:
                 best_row, best_value = r, value
-        for c in range(n_values):
-            left = table[best_row, c]
-            for i in range(m):
-                if left == 0:
-                    break
-                j = ordered[i]
-                if needs[j] == need_values[c]:
-                    serve[j] = True
-                    left -= 1
+        left = table[best_row].copy()
+        remaining = left.sum()
+        for i in range(m):
+            if remaining == 0:
+                break
+            j = ordered[i]
+            c = need_class[j]
+            if left[c] > 0:
+                n_served = _take(j, serve, served, n_served)
+                left[c] -= 1
+                remaining -= 1
+    return n_served
 
 
 @njit(cache=True)
@@ -108,16 +118,28 @@ def simulate(
 ) -> tuple[np.ndarray, float, float, bool]:
     """Completion times, total flow time and busy server-time of one episode, and whether it was
     cut short because more than ``cap`` jobs were present (``cap`` <= 0: never; unfinished jobs
-    then have completion time inf)."""
+    then have completion time inf).
+
+    Work per epoch is O(k) apart from the SRPT / Gittins sort and the removal of completed jobs
+    from the arrival-ordered list, so long queues (high load, unstable policies) stay cheap.
+    """
     n = arrivals.size
     completion = np.full(n, np.inf)
     remaining = durations.copy()
     present = np.empty(n, dtype=np.int64)
     serve = np.zeros(n, dtype=np.bool_)
-    m, next_arrival = 0, 0
+    served = np.empty(k, dtype=np.int64)
+    need_class = np.zeros(n, dtype=np.int64)
+    for j in range(n):
+        for c in range(need_values.size):
+            if needs[j] == need_values[c]:
+                need_class[j] = c
+    counts = np.zeros(need_values.size, dtype=np.int64)
+    m, next_arrival, n_served = 0, 0, 0
     time = arrivals[0]
     while next_arrival < n and arrivals[next_arrival] <= time:
         present[m] = next_arrival
+        counts[need_class[next_arrival]] += 1
         m += 1
         next_arrival += 1
     total_flow, busy_time = 0.0, 0.0
@@ -135,46 +157,115 @@ def simulate(
                     keys[i] = needs[j] * remaining[j]
                 else:
                     age = needs[j] * (durations[j] - remaining[j]) / k
-                    row = np.searchsorted(need_values, needs[j])
-                    keys[i] = np.interp(age, rank_ages[row], rank_values[row])
+                    keys[i] = np.interp(age, rank_ages[need_class[j]], rank_values[need_class[j]])
             ordered = jobs[np.argsort(keys, kind="mergesort")]
-        for i in range(m):
-            serve[jobs[i]] = False
-        _pack(packing, ordered, needs, k, need_values, table, serve)
+        for i in range(n_served):
+            serve[served[i]] = False
+        n_served = _pack(packing, ordered, needs, k, table, counts, need_class, serve, served)
         busy = 0
         until_completion = np.inf
-        for i in range(m):
-            j = jobs[i]
-            if serve[j]:
-                busy += needs[j]
-                if remaining[j] < until_completion:
-                    until_completion = remaining[j]
+        for i in range(n_served):
+            j = served[i]
+            busy += needs[j]
+            if remaining[j] < until_completion:
+                until_completion = remaining[j]
         until_arrival = arrivals[next_arrival] - time if next_arrival < n else np.inf
         elapsed = min(until_completion, until_arrival)
         total_flow += m * elapsed
         busy_time += busy * elapsed
         departure = until_completion <= until_arrival
         time = time + elapsed if departure else arrivals[next_arrival]
-        kept = 0
-        for i in range(m):
-            j = jobs[i]
-            if serve[j]:
-                before = remaining[j]
-                remaining[j] = before - elapsed
-                if remaining[j] <= COMPLETION_TOLERANCE * durations[j] or (departure and before == until_completion):
-                    completion[j] = time
-                    continue
-            present[kept] = j
-            kept += 1
-        m = kept
+        n_done = 0
+        for i in range(n_served):
+            j = served[i]
+            before = remaining[j]
+            remaining[j] = before - elapsed
+            if remaining[j] <= COMPLETION_TOLERANCE * durations[j] or (departure and before == until_completion):
+                completion[j] = time
+                counts[need_class[j]] -= 1
+                n_done += 1
+        if n_done:
+            kept = 0
+            for i in range(m):
+                j = present[i]
+                if completion[j] == np.inf:
+                    present[kept] = j
+                    kept += 1
+            m = kept
         while next_arrival < n and arrivals[next_arrival] <= time:
             present[m] = next_arrival
+            counts[need_class[next_arrival]] += 1
             m += 1
             next_arrival += 1
         if m == 0 and next_arrival < n:
             time = arrivals[next_arrival]
             while next_arrival < n and arrivals[next_arrival] <= time:
                 present[m] = next_arrival
+                counts[need_class[next_arrival]] += 1
                 m += 1
                 next_arrival += 1
     return completion, total_flow, busy_time, False
+
+
+def pack_service_set(packing: str, ordered: np.ndarray, needs: np.ndarray, n_servers: int) -> np.ndarray:
+    """The boolean service set that ``packing`` ("serverfilling", "firstfit" or "greedy") makes of
+    the jobs ``ordered`` (positions into ``needs``, most urgent first): the compiled twin of
+    ``schedenv.multiserver.packing.pack`` used by the env's priority mode."""
+    serve = np.zeros(needs.size, dtype=np.bool_)
+    served = np.empty(n_servers, dtype=np.int64)
+    empty = np.zeros(1, dtype=np.int64)
+    _pack(PACKINGS[packing], ordered, needs, n_servers, _NO_TABLE, empty, empty, serve, served)
+    return serve
+
+
+_NO_TABLE = np.zeros((1, 1), dtype=np.int64)
+
+
+@njit(cache=True)
+def fill_observation(
+    obs: np.ndarray,
+    max_jobs: int,
+    window: np.ndarray,
+    needs: np.ndarray,
+    durations: np.ndarray,
+    remaining: np.ndarray,
+    arrivals: np.ndarray,
+    in_service: np.ndarray,
+    time: float,
+    k: int,
+    scale: float,
+    size_known: bool,
+    free: int,
+) -> None:
+    """Write the env's observation (layout in ``MultiserverJobEnv``'s docstring) into ``obs``."""
+    features = 7
+    obs[:] = 0.0
+    for slot in range(window.size):
+        j = window[slot]
+        base = features * slot
+        unit = needs[j] / (k * scale)
+        obs[base] = 1.0
+        obs[base + 1] = needs[j] / k
+        if size_known:
+            obs[base + 2] = np.log1p(unit * remaining[j])
+        obs[base + 3] = np.log1p(unit * (durations[j] - remaining[j]))
+        obs[base + 4] = np.log1p((time - arrivals[j]) / scale)
+        obs[base + 6] = 1.0 if in_service[j] else 0.0
+    base = features * max_jobs
+    n = needs.size
+    obs[base] = free / k
+    obs[base + 1] = np.log1p(n)
+    n_outside = n - window.size
+    if n_outside > 0:
+        inside = np.zeros(n, dtype=np.bool_)
+        for slot in range(window.size):
+            inside[window[slot]] = True
+        outside_need, outside_work = 0.0, 0.0
+        for j in range(n):
+            if not inside[j]:
+                outside_need += needs[j]
+                outside_work += needs[j] * remaining[j]
+        obs[base + 2] = np.log1p(n_outside)
+        obs[base + 3] = np.log1p(outside_need / k)
+        if size_known:
+            obs[base + 4] = np.log1p(outside_work / (k * scale))

@@ -1,4 +1,11 @@
-"""Replay the Alibaba GPU cluster trace of 2023 in the multiserver-job queue.
+"""Replay real traces in the multiserver-job queue: the Alibaba GPU trace of 2023 and SWF files.
+
+SWF (the Parallel Workloads Archive's Standard Workload Format, read by ``schedenv.traces``):
+server need = the requested processors (the allocated ones when the request is missing), scaled
+to k servers as ceil(procs k / MaxProcs) and rounded up to the nearest divisor of k, so that the
+paper's policies apply (ServerFilling when k is a power of two, DivisorFilling otherwise);
+duration = run time; arrival = submit time. Jobs with a missing or non-positive run time or
+processor count are dropped. Arrival times are then scaled to the requested load, as below.
 
 The trace (``cluster-trace-gpu-v2023``, file ``openb_pod_list_default.csv`` of alibaba/clusterdata;
 Weng et al., "Beware of Fragmentation", USENIX ATC 2023) lives outside the repository, in
@@ -21,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from schedenv.traces import read_swf
 from schedenv.validation import check_int, check_positive
 
 ALIBABA_GPU_TRACE = Path(__file__).resolve().parents[3] / "shared" / "traces" / "alibaba-gpu-2023-default.csv"
@@ -66,3 +74,28 @@ def scale_to_load(
         raise ValueError("the replayed tasks all arrive at once; there is no arrival rate to scale")
     total_size = float((needs * durations).sum()) / k
     return arrivals[0] + (arrivals - arrivals[0]) * (total_size / (rho * span))
+
+
+def read_swf_jobs(path: str | Path, n_servers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Arrival times (from 0, sorted), server needs scaled to ``n_servers`` and durations of an SWF trace."""
+    k = check_int("n_servers", n_servers)
+    trace = read_swf(path)
+    procs = trace.column("requested_processors").copy()
+    missing = procs <= 0
+    procs[missing] = trace.column("allocated_processors")[missing]
+    run_time, submit = trace.column("run_time"), trace.column("submit_time")
+    usable = (run_time > 0) & (procs > 0) & (submit >= 0)
+    if not usable.any():
+        raise ValueError(f"the SWF trace {path} has no job with a positive run time and processor count")
+    max_procs = trace.max_procs or int(procs[usable].max())
+    divisors = np.array([d for d in range(1, k + 1) if k % d == 0])
+    wanted = np.minimum(np.ceil(procs[usable] * k / max_procs), k)
+    needs = divisors[np.searchsorted(divisors, wanted)]
+    order = np.argsort(submit[usable], kind="stable")
+    arrivals = submit[usable][order]
+    return arrivals - arrivals[0], needs[order].astype(np.int64), run_time[usable][order].copy()
+
+
+def is_swf(trace: str) -> bool:
+    """Whether ``trace`` names an SWF file (by its extension, as the archive names them)."""
+    return trace.lower().endswith(".swf")

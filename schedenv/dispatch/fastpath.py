@@ -1,0 +1,237 @@
+"""Dispatch baselines without the Gymnasium shell: one compiled loop per episode (DESIGN §7).
+
+The loop fuses a baseline's rule (``kernels.decide``: Central-Queue, Random, Round-Robin,
+Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS of Harchol-Balter, J. ACM 2002, §1-§4) with
+the compiled transcription of ``DispatchSim`` (``kernels.advance``), so per-job completion times,
+the episode return and ``episode_metrics`` equal those of ``schedenv.evaluation.evaluate`` on the
+same seed (``tests/perf``). The env applies a Discrete action exactly, so there is nothing to emulate.
+
+The workload is drawn as ``DispatchEnv.reset(seed)`` draws it: all gaps of the episode, then its
+sizes. Random's hosts come, as in ``RandomDispatch``, from a generator seeded by one draw of the
+env's generator made after the workload. With ``chunk`` < ``n_arrivals`` the workload is drawn
+``chunk`` jobs at a time instead (gaps then sizes of each chunk; Random's seed after the first
+chunk), so memory stays flat over 10^7 arrivals: a different but identically distributed stream.
+Metrics are streamed (``EpisodeTally``'s running sums); per-job results are kept only on request.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+from gymnasium.utils import seeding
+
+from schedenv.dispatch.kernels import (
+    ACCRUED,
+    CENTRAL_QUEUE,
+    CHUNK_END,
+    FULL,
+    KILL_EVENTS,
+    KILLS,
+    LEAST_WORK,
+    N_COMPLETED,
+    NEXT_ARRIVAL,
+    PENDING,
+    RANDOM,
+    RETURN,
+    ROUND_ROBIN,
+    SHORTEST_QUEUE,
+    SITA_E,
+    STEPS,
+    TAGS,
+    TIME,
+    DispatchArrays,
+    advance,
+    begin_step,
+    decide,
+    dispatch,
+)
+from schedenv.dispatch.records import DispatchRecord, EpisodeTally
+from schedenv.malleable.fastpath import DEFAULT_CHUNK, FastRun
+from schedenv.workloads import poisson_job_stream
+
+SIZE_AWARE = (LEAST_WORK, SITA_E)
+"""Policy codes that read job sizes (the env needs ``size_known=True`` for them)."""
+
+
+@numba.njit(cache=True)
+def _run_chunk(
+    policy, jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
+    arrivals, sizes, following, id_offset, done_f, done_i, cutoffs, tags_limits, choices,
+):  # fmt: skip
+    """Decide and advance until the episode ends (``END``), the chunk is used up or the pool is full."""
+    n_limits = limits.size
+    while True:
+        if si[PENDING] < 0:
+            status = advance(
+                jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
+                arrivals, sizes, following, id_offset, done_f, done_i,
+            )  # fmt: skip
+            if status == CHUNK_END or status == FULL:
+                return status
+            sf[RETURN] -= sf[ACCRUED]
+            if si[PENDING] < 0:
+                return status
+        destination, limit = decide(
+            policy, si[PENDING], jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_limits, choices, id_offset
+        )
+        dispatch(destination, limit, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting)
+        si[STEPS] += 1
+        begin_step(sf)
+
+
+def policy_code(policy: Any) -> int | None:
+    """The kernel code of a dispatch baseline object, or None if it has no compiled rule."""
+    from baselines import dispatch as rules
+
+    codes = {
+        rules.CentralQueue: CENTRAL_QUEUE,
+        rules.RandomDispatch: RANDOM,
+        rules.RoundRobin: ROUND_ROBIN,
+        rules.ShortestQueue: SHORTEST_QUEUE,
+        rules.LeastWorkRemaining: LEAST_WORK,
+        rules.SitaE: SITA_E,
+        rules.Tags: TAGS,
+        rules.TagsSlowdown: TAGS,
+        rules.TagsWaiting: TAGS,
+        rules.TagsFair: TAGS,
+    }
+    return codes.get(type(policy))
+
+
+@dataclass
+class DispatchFastRun(FastRun):
+    """A fast-path episode of the dispatch family; ``records()`` gives ``DispatchRecord`` objects.
+
+    Per job (``keep_completions=True``): ``wasted``, ``queueing``, ``runs`` and ``final_host``. A
+    job's host sequence is (final host,) after one run and TAGS's (0, 1, ..., runs - 1) after several
+    (the only compiled policy that sets finite limits).
+    """
+
+    wasted: np.ndarray | None = None
+    queueing: np.ndarray | None = None
+    runs: np.ndarray | None = None
+    final_host: np.ndarray | None = None
+
+    def records(self) -> list[DispatchRecord]:  # type: ignore[override]
+        """The env's ``DispatchRecord`` of every job, in job-id order (needs ``keep_completions=True``)."""
+        if self.completion is None or self.arrival_times is None or self.sizes is None:
+            raise ValueError("records need a run with keep_completions=True")
+        assert self.wasted is not None and self.queueing is not None
+        assert self.runs is not None and self.final_host is not None
+        columns = (self.arrival_times, self.sizes, self.completion, self.runs, self.final_host, self.wasted, self.queueing)
+        return [
+            DispatchRecord(j, a, x, c, (c - a) / x, (h,) if r == 1 else tuple(range(r)), w, q)
+            for j, (a, x, c, r, h, w, q) in enumerate(zip(*(column.tolist() for column in columns), strict=True))
+        ]
+
+
+def _chunks(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The env's job stream (``DispatchEnv.reset``), ``chunk`` jobs at a time; drawn lazily, in order."""
+    if inner.jobs is not None:
+        yield inner.jobs
+        return
+    left, clock = inner.n_arrivals, 0.0
+    while left:
+        m = min(chunk, left)
+        gaps, sizes = poisson_job_stream(m, inner.arrival_process, inner.size_dist, rng)
+        arrivals = clock + gaps
+        clock, left = float(arrivals[-1]), left - m
+        yield arrivals, sizes
+
+
+def _policy_arrays(code: int, policy: Any, inner: Any) -> tuple[np.ndarray, np.ndarray]:
+    """SITA-E's cutoffs and TAGS's ladder indices per attempt, from the policy's own ``reset``."""
+    cutoffs, tags_limits = np.empty(0), np.empty(0, dtype=np.int64)
+    if code in (LEAST_WORK, SITA_E, TAGS):
+        policy.reset(inner)
+    if code == SITA_E:
+        cutoffs = np.asarray(policy.cutoffs, dtype=np.float64)
+    elif code == TAGS:
+        tags_limits = np.asarray(policy.limit_indices, dtype=np.int64)
+    return cutoffs, tags_limits
+
+
+def run(inner: Any, policy: Any, seed: int, *, chunk: int = DEFAULT_CHUNK, keep_completions: bool = False) -> FastRun:
+    """One episode of the dispatch baseline ``policy`` on the unwrapped env ``inner``'s configuration."""
+    started = time.perf_counter()
+    code = policy_code(policy)
+    if code is None:
+        raise ValueError(f"no compiled path for policy {policy!r}")
+    cutoffs, tags_limits = _policy_arrays(code, policy, inner)
+    rng = seeding.np_random(int(seed))[0]
+    limits = np.asarray(inner.time_limits, dtype=np.float64)
+    bounds = np.asarray(inner.size_class_bounds, dtype=np.float64)
+    per_size = inner.objective in ("slowdown", "waiting_slowdown")
+    waiting = inner.objective in ("waiting_time", "waiting_slowdown")
+    state = DispatchArrays(1, inner.n_hosts, bounds.size + 1, 256)
+    stream = _chunks(inner, rng, chunk)
+    current: tuple[np.ndarray, np.ndarray] | None = next(stream)
+    policy_rng = np.random.default_rng(int(rng.integers(2**63))) if code == RANDOM else None
+    kept: list[tuple[np.ndarray, np.ndarray]] | None = [] if keep_completions else None
+    n_total = (inner.n_arrivals if inner.jobs is None else inner.jobs[0].size) if keep_completions else 0
+    done_f, done_i = np.full((3, n_total), np.nan), np.zeros((2, n_total), dtype=np.int64)
+    offset = 0
+    while current is not None:
+        arrivals, sizes = current
+        if kept is not None:
+            kept.append(current)
+        following = next(stream, None)
+        choices = policy_rng.integers(inner.n_hosts, size=arrivals.size) if policy_rng is not None else np.empty(0, dtype=np.int64)
+        next_time = float(following[0][0]) if following is not None else np.inf
+        state.si[0, NEXT_ARRIVAL] = 0
+        while True:
+            status = _run_chunk(
+                code, *state.copy(0), limits, bounds, per_size, waiting,
+                arrivals, sizes, next_time, offset, done_f, done_i, cutoffs, tags_limits, choices,
+            )  # fmt: skip
+            if status != FULL:
+                break
+            state.grow()
+        offset += arrivals.size
+        current = following
+    return _result(inner, int(seed), state, kept, done_f, done_i, offset, time.perf_counter() - started)
+
+
+def _result(
+    inner: Any,
+    seed: int,
+    state: DispatchArrays,
+    kept: list[tuple[np.ndarray, np.ndarray]] | None,
+    done_f: np.ndarray,
+    done_i: np.ndarray,
+    n_arrivals: int,
+    seconds: float,
+) -> DispatchFastRun:
+    """Metrics through ``EpisodeTally.metrics`` itself, from the kernel's running sums."""
+    jf, ji, hf, hi, qs, si, sf, ct = state.copy(0)
+    tally = EpisodeTally(inner.n_hosts, class_bounds=tuple(inner.size_class_bounds))
+    (
+        tally.response,
+        tally.waiting,
+        tally.queueing,
+        tally.slowdown,
+        tally.waiting_slowdown,
+        tally.queueing_slowdown,
+        tally.wasted,
+        tally.work,
+        tally.first_arrival,
+    ) = (float(v) for v in sf[5:14])
+    tally.n_completed, tally.kills = int(si[N_COMPLETED]), int(si[KILLS])
+    tally.busy = hf[3].tolist()
+    tally.final_host = [[float(c), float(s)] for c, s in zip(hf[4], hf[5], strict=True)]
+    tally.size_class = [[float(c), float(s)] for c, s in zip(ct[0], ct[1], strict=True)]
+    n_events = n_arrivals + int(si[N_COMPLETED]) + int(si[KILL_EVENTS])
+    result = DispatchFastRun(
+        seed, tally.metrics(float(sf[TIME])), float(sf[RETURN]), int(si[STEPS]), n_events, seconds
+    )
+    if kept is not None:
+        result.arrival_times = np.concatenate([a for a, _ in kept])
+        result.sizes = np.concatenate([x for _, x in kept])
+        result.completion, result.wasted, result.queueing = done_f[0], done_f[1], done_f[2]
+        result.runs, result.final_host = done_i[0], done_i[1]
+    return result

@@ -1,0 +1,369 @@
+"""Compiled event core and baseline rules of the dispatch family, shared by ``fastpath`` and ``vector``.
+
+A numba transcription of ``sim.DispatchSim`` (Harchol-Balter, "Task assignment with unknown
+duration", J. ACM 2002, §1 and §4) on flat arrays, with the same floating-point operations in the
+same order, so that completion times, per-step rewards (the objective's integral, including the
+exact re-summation of ``DispatchSim._uncount``) and running tallies are bit-identical to the pure
+simulator's. ``sim.py`` stays the specification; ``tests/perf`` compares the two.
+
+State of one copy (the batched env stacks B of them on a leading axis; ``DispatchArrays``):
+
+- a pool of job slots: ``jf[ARRIVAL|SIZE|WASTED|QUEUEING|ENQUEUED, slot]`` (float64) and
+  ``ji[JOB_ID|LIMIT|EXCEEDED|RUNS|LAST_HOST|NEXT, slot]`` (int64; ``JOB_ID`` -1 marks a free slot,
+  ``NEXT`` links the FCFS queues and the free list);
+- hosts: ``hf[RUN_START|RUN_END|QUEUED_WORK|BUSY|FINAL_COUNT|FINAL_SUM, host]`` and ``hi[host]``, the
+  running slot (-1 idle); queues ``qs[HEAD|TAIL|LENGTH, q]`` for hosts 0..h-1 and the central queue h;
+- counters ``si`` and sums ``sf`` (indices below), and ``ct[COUNT|SUM, size class]``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+ARRIVAL, SIZE, WASTED, QUEUEING, ENQUEUED = range(5)
+JOB_ID, LIMIT, EXCEEDED, RUNS, LAST_HOST, NEXT = range(6)
+RUN_START, RUN_END, QUEUED_WORK, BUSY, FINAL_COUNT, FINAL_SUM = range(6)
+HEAD, TAIL, LENGTH = range(3)
+N_PRESENT, NEXT_ARRIVAL, FREE_HEAD, PENDING, N_COMPLETED, KILLS, STEPS, KILLED, COUNTER, KILL_EVENTS = range(10)
+N_INTS = 10
+TIME, WEIGHT, ACCRUED, STEP_START, RETURN = range(5)
+RESPONSE, WAITING, QUEUEING_SUM, SLOWDOWN, WAITING_SLOWDOWN, QUEUEING_SLOWDOWN, WASTED_SUM, WORK = range(5, 13)
+FIRST_ARRIVAL = 13
+N_FLOATS = 14
+COUNT, SUM = range(2)
+
+DECISION, END, CHUNK_END, FULL = range(4)
+"""``advance`` outcomes: a job awaits a decision; all done; the next arrival is in the next chunk; no free slot."""
+
+CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS = range(7)
+"""Policy codes of ``decide`` (``baselines/dispatch.py``)."""
+
+
+@numba.njit(cache=True)
+def fsum_counted(jf, ji, hi, limits, waiting, skip):
+    """``math.fsum`` of 1/x over the counted present jobs but ``skip`` (CPython's exactly rounded algorithm)."""
+    partials = np.empty(96)
+    n = 0
+    for slot in range(ji.shape[1]):
+        if ji[JOB_ID, slot] < 0 or slot == skip:
+            continue
+        if waiting and ji[RUNS, slot] > 0:
+            if hi[ji[LAST_HOST, slot]] == slot and jf[SIZE, slot] <= limits[ji[LIMIT, slot]]:
+                continue
+        x = 1.0 / jf[SIZE, slot]
+        i = 0
+        for j in range(n):
+            y = partials[j]
+            if abs(x) < abs(y):
+                x, y = y, x
+            high = x + y
+            low = y - (high - x)
+            if low != 0.0:
+                partials[i] = low
+                i += 1
+            x = high
+        n = i
+        if x != 0.0:
+            partials[n] = x
+            n += 1
+    high, low = 0.0, 0.0
+    if n > 0:
+        n -= 1
+        high = partials[n]
+        while n > 0:
+            x = high
+            n -= 1
+            y = partials[n]
+            high = x + y
+            low = y - (high - x)
+            if low != 0.0:
+                break
+        if n > 0 and ((low < 0.0 and partials[n - 1] < 0.0) or (low > 0.0 and partials[n - 1] > 0.0)):
+            y = low * 2.0
+            x = high + y
+            if y == x - high:
+                high = x
+    return high
+
+
+@numba.njit(cache=True)
+def _uncount(slot, jf, ji, hi, sf, limits, per_size, waiting):
+    """``DispatchSim._uncount``: stop accruing the job's weight (exact re-sum after a large cancellation)."""
+    if not per_size:
+        sf[WEIGHT] -= 1.0
+        return
+    before = sf[WEIGHT]
+    sf[WEIGHT] -= 1.0 / jf[SIZE, slot]
+    if sf[WEIGHT] < 1e-4 * before:
+        sf[WEIGHT] = fsum_counted(jf, ji, hi, limits, waiting, slot)
+
+
+@numba.njit(cache=True)
+def _start(host, slot, jf, ji, hf, hi, sf, limits, per_size, waiting):
+    """``DispatchSim._start``."""
+    now = sf[TIME]
+    jf[QUEUEING, slot] += now - jf[ENQUEUED, slot]
+    ji[RUNS, slot] += 1
+    ji[LAST_HOST, slot] = host
+    hi[host] = slot
+    hf[RUN_START, host] = now
+    limit = limits[ji[LIMIT, slot]]
+    hf[RUN_END, host] = now + min(jf[SIZE, slot], limit)
+    if waiting and jf[SIZE, slot] <= limit:
+        _uncount(slot, jf, ji, hi, sf, limits, per_size, waiting)
+
+
+@numba.njit(cache=True)
+def _push(queue, slot, ji, qs):
+    ji[NEXT, slot] = -1
+    if qs[LENGTH, queue] == 0:
+        qs[HEAD, queue] = slot
+    else:
+        ji[NEXT, qs[TAIL, queue]] = slot
+    qs[TAIL, queue] = slot
+    qs[LENGTH, queue] += 1
+
+
+@numba.njit(cache=True)
+def _pop(queue, ji, qs):
+    slot = qs[HEAD, queue]
+    qs[HEAD, queue] = ji[NEXT, slot]
+    qs[LENGTH, queue] -= 1
+    return slot
+
+
+@numba.njit(cache=True)
+def dispatch(destination, limit, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting):
+    """``DispatchSim.dispatch``: the pending job goes to ``destination`` (h: central queue) with ``limit``."""
+    slot = si[PENDING]
+    si[PENDING] = -1
+    n_hosts = hi.size
+    ji[LIMIT, slot] = limit
+    jf[ENQUEUED, slot] = sf[TIME]
+    if destination == n_hosts:
+        for host in range(n_hosts):
+            if hi[host] < 0:
+                _start(host, slot, jf, ji, hf, hi, sf, limits, per_size, waiting)
+                return
+        _push(n_hosts, slot, ji, qs)
+    elif hi[destination] < 0:
+        _start(destination, slot, jf, ji, hf, hi, sf, limits, per_size, waiting)
+    else:
+        _push(destination, slot, ji, qs)
+        hf[QUEUED_WORK, destination] += min(jf[SIZE, slot], limits[limit])
+
+
+@numba.njit(cache=True)
+def _next_for(host, jf, ji, hf, hi, qs, sf, limits, per_size, waiting):
+    """``DispatchSim._next_for``: own queue first, then the central queue, else idle."""
+    if qs[LENGTH, host] > 0:
+        slot = _pop(host, ji, qs)
+        hf[QUEUED_WORK, host] -= min(jf[SIZE, slot], limits[ji[LIMIT, slot]])
+        if qs[LENGTH, host] == 0:
+            hf[QUEUED_WORK, host] = 0.0
+        _start(host, slot, jf, ji, hf, hi, sf, limits, per_size, waiting)
+    elif qs[LENGTH, hi.size] > 0:
+        _start(host, _pop(hi.size, ji, qs), jf, ji, hf, hi, sf, limits, per_size, waiting)
+    else:
+        hi[host] = -1
+        hf[RUN_END, host] = np.inf
+
+
+@numba.njit(cache=True)
+def _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, waiting, done_f, done_i):
+    """``DispatchSim._complete`` and ``EpisodeTally.add``, in their order of operations."""
+    size, arrival, now = jf[SIZE, slot], jf[ARRIVAL, slot], sf[TIME]
+    hf[BUSY, host] += size
+    if not waiting:
+        _uncount(slot, jf, ji, hi, sf, limits, per_size, waiting)
+    job_id = ji[JOB_ID, slot]
+    ji[JOB_ID, slot] = -1
+    ji[NEXT, slot] = si[FREE_HEAD]
+    si[FREE_HEAD] = slot
+    si[N_PRESENT] -= 1
+    if si[N_PRESENT] == 0:
+        sf[WEIGHT] = 0.0
+    slowdown = (now - arrival) / size
+    response = now - arrival
+    queueing, wasted = jf[QUEUEING, slot], jf[WASTED, slot]
+    si[N_COMPLETED] += 1
+    sf[RESPONSE] += response
+    sf[WAITING] += response - size
+    sf[QUEUEING_SUM] += queueing
+    sf[SLOWDOWN] += slowdown
+    sf[WAITING_SLOWDOWN] += (response - size) / size
+    sf[QUEUEING_SLOWDOWN] += queueing / size
+    sf[WASTED_SUM] += wasted
+    sf[WORK] += size
+    si[KILLS] += ji[RUNS, slot] - 1
+    sf[FIRST_ARRIVAL] = min(sf[FIRST_ARRIVAL], arrival)
+    hf[FINAL_COUNT, host] += 1.0
+    hf[FINAL_SUM, host] += slowdown
+    size_class = np.searchsorted(bounds, size)
+    ct[COUNT, size_class] += 1.0
+    ct[SUM, size_class] += slowdown
+    if done_f.shape[1]:
+        done_f[0, job_id], done_f[1, job_id], done_f[2, job_id] = now, wasted, queueing
+        done_i[0, job_id], done_i[1, job_id] = ji[RUNS, slot], host
+
+
+@numba.njit(cache=True)
+def advance(
+    jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
+    arrivals, sizes, following, id_offset, done_f, done_i,
+):  # fmt: skip
+    """``DispatchSim.advance``, resumable: run to the next arrival or kill (``DECISION``), or ``END``.
+
+    ``arrivals``/``sizes`` are the current chunk, ``following`` the first arrival time of the next one
+    (inf on the last). Returns ``CHUNK_END`` before the next chunk's first arrival and ``FULL`` when
+    an arrival finds no free slot, in both cases with the partial step kept in ``sf`` (the caller
+    supplies the chunk or grows the pool and calls again). ``sf[ACCRUED]`` is the step's objective.
+    """
+    n_stream = arrivals.size
+    while True:
+        nxt = si[NEXT_ARRIVAL]
+        t_arrival = arrivals[nxt] if nxt < n_stream else following
+        host = 0
+        for h in range(1, hi.size):
+            if hf[RUN_END, h] < hf[RUN_END, host]:
+                host = h
+        t_host = hf[RUN_END, host]
+        t_next = min(t_arrival, t_host)
+        if t_next == np.inf:
+            return END
+        if t_host > t_arrival and (nxt >= n_stream or si[FREE_HEAD] < 0):
+            return CHUNK_END if nxt >= n_stream else FULL
+        sf[ACCRUED] += sf[WEIGHT] * (t_next - sf[TIME])
+        sf[TIME] = t_next
+        if t_host <= t_arrival:
+            slot = hi[host]
+            if jf[SIZE, slot] <= limits[ji[LIMIT, slot]]:
+                _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, waiting, done_f, done_i)
+                _next_for(host, jf, ji, hf, hi, qs, sf, limits, per_size, waiting)
+                continue
+            limit = limits[ji[LIMIT, slot]]
+            jf[WASTED, slot] += limit
+            ji[EXCEEDED, slot] = ji[LIMIT, slot]
+            hf[BUSY, host] += limit
+            si[KILL_EVENTS] += 1
+            _next_for(host, jf, ji, hf, hi, qs, sf, limits, per_size, waiting)
+            si[PENDING], si[KILLED] = slot, 1
+            return DECISION
+        slot = si[FREE_HEAD]
+        si[FREE_HEAD] = ji[NEXT, slot]
+        size = sizes[nxt]
+        ji[JOB_ID, slot], ji[LIMIT, slot], ji[EXCEEDED, slot], ji[RUNS, slot], ji[LAST_HOST, slot] = (
+            id_offset + nxt, -1, -1, 0, -1
+        )
+        jf[ARRIVAL, slot], jf[SIZE, slot], jf[WASTED, slot], jf[QUEUEING, slot], jf[ENQUEUED, slot] = (
+            t_arrival, size, 0.0, 0.0, 0.0
+        )
+        si[NEXT_ARRIVAL] = nxt + 1
+        si[N_PRESENT] += 1
+        sf[WEIGHT] += 1.0 / size if per_size else 1.0
+        si[PENDING], si[KILLED] = slot, 0
+        return DECISION
+
+
+@numba.njit(cache=True)
+def host_work(host, hf, hi, now):
+    """``DispatchSim.host_work`` of one host."""
+    running = hf[RUN_END, host] - now if hi[host] >= 0 else 0.0
+    return running + hf[QUEUED_WORK, host]
+
+
+@numba.njit(cache=True)
+def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_limits, choices, id_offset):
+    """The (destination, limit index) of baseline ``policy`` for the pending ``slot`` (``baselines/dispatch.py``).
+
+    ``choices`` are RANDOM's pre-drawn hosts of the chunk's jobs; ``cutoffs`` SITA-E's size cutoffs;
+    ``tags_limits`` TAGS's ladder index per attempt.
+    """
+    n_hosts = hi.size
+    last = n_limits - 1
+    if policy == CENTRAL_QUEUE:
+        return n_hosts, last
+    if policy == RANDOM:
+        return choices[ji[JOB_ID, slot] - id_offset], last
+    if policy == ROUND_ROBIN:
+        si[COUNTER] += 1
+        return (si[COUNTER] - 1) % n_hosts, last
+    if policy == SITA_E:
+        return np.searchsorted(cutoffs, jf[SIZE, slot]), last
+    if policy == TAGS:
+        attempt = ji[RUNS, slot]
+        return attempt, tags_limits[attempt]
+    best, best_key = 0, np.inf
+    for host in range(n_hosts):
+        if policy == SHORTEST_QUEUE:
+            key = float(qs[LENGTH, host] + (hi[host] >= 0))
+        else:
+            key = host_work(host, hf, hi, sf[TIME])
+        if key < best_key:
+            best, best_key = host, key
+    return best, last
+
+
+@numba.njit(cache=True)
+def begin_step(sf):
+    """Start a new step's accounting (``DispatchSim.advance``'s ``start`` and ``accrued``)."""
+    sf[ACCRUED] = 0.0
+    sf[STEP_START] = sf[TIME]
+
+
+@numba.njit(cache=True)
+def clear(jf, ji, hf, hi, qs, si, sf, ct):
+    """An empty copy at time 0: every slot free (linked in order), hosts idle, tallies zero."""
+    capacity = ji.shape[1]
+    jf[:] = 0.0
+    ji[:] = -1
+    for slot in range(capacity - 1):
+        ji[NEXT, slot] = slot + 1
+    hf[:] = 0.0
+    hf[RUN_END] = np.inf
+    hi[:] = -1
+    qs[:] = 0
+    si[:] = 0
+    si[PENDING] = -1
+    sf[:] = 0.0
+    sf[FIRST_ARRIVAL] = np.inf
+    ct[:] = 0.0
+
+
+class DispatchArrays:
+    """The state arrays of ``n_copies`` copies (see the module docstring), with a growable slot pool."""
+
+    def __init__(self, n_copies: int, n_hosts: int, n_classes: int, capacity: int) -> None:
+        b, h = n_copies, n_hosts
+        self.jf = np.zeros((b, 5, capacity))
+        self.ji = np.zeros((b, 6, capacity), dtype=np.int64)
+        self.hf = np.zeros((b, 6, h))
+        self.hi = np.zeros((b, h), dtype=np.int64)
+        self.qs = np.zeros((b, 3, h + 1), dtype=np.int64)
+        self.si = np.zeros((b, N_INTS), dtype=np.int64)
+        self.sf = np.zeros((b, N_FLOATS))
+        self.ct = np.zeros((b, 2, n_classes))
+        for i in range(b):
+            clear(*self.copy(i))
+
+    @property
+    def capacity(self) -> int:
+        """Job slots per copy."""
+        return int(self.ji.shape[2])
+
+    def copy(self, i: int) -> tuple[np.ndarray, ...]:
+        """Copy ``i``'s arrays in ``advance``'s order (jf, ji, hf, hi, qs, si, sf, ct)."""
+        return self.jf[i], self.ji[i], self.hf[i], self.hi[i], self.qs[i], self.si[i], self.sf[i], self.ct[i]
+
+    def grow(self) -> None:
+        """Double the slot pool of every copy; the new slots go to the front of each free list."""
+        old = self.capacity
+        new = 2 * old
+        self.jf = np.concatenate([self.jf, np.zeros((self.jf.shape[0], 5, old))], axis=2)
+        self.ji = np.concatenate([self.ji, np.full((self.ji.shape[0], 6, old), -1, dtype=np.int64)], axis=2)
+        self.ji[:, NEXT, old : new - 1] = np.arange(old + 1, new)
+        self.ji[:, NEXT, new - 1] = self.si[:, FREE_HEAD]
+        self.si[:, FREE_HEAD] = old
