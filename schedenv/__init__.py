@@ -20,7 +20,11 @@ register(
     entry_point="schedenv.malleable.env:MalleableEnv",
     vector_entry_point="schedenv.malleable.vector:MalleableVectorEnv",
 )
-register(id="schedenv/Dispatch-v0", entry_point="schedenv.dispatch.env:DispatchEnv")
+register(
+    id="schedenv/Dispatch-v0",
+    entry_point="schedenv.dispatch.env:DispatchEnv",
+    vector_entry_point="schedenv.dispatch.vector:DispatchVectorEnv",
+)
 register(id="schedenv/Moldable-v0", entry_point="schedenv.moldable.env:MoldableEnv")
 register(id="schedenv/MultiserverJob-v0", entry_point="schedenv.multiserver.env:MultiserverJobEnv")
 

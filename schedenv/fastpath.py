@@ -15,7 +15,8 @@ True
 
 Covered: Malleable-v0 with s(k) = k^p for hesrpt, a-hesrpt, equi, srpt, rs, hell and knee;
 Dispatch-v0 for central-queue, random, round-robin, shortest-queue, least-work-remaining and sita-e
-(these two with ``size_known=True``), tags-slowdown, tags-waiting and tags-fair.
+(these two with ``size_known=True``), tags-slowdown, tags-waiting and tags-fair;
+Moldable-v0 (every configuration) for hrf-fcfs, hrf-easy, rigid-fcfs and rigid-easy.
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ import gymnasium as gym
 from schedenv.dispatch import fastpath as dispatch_fastpath
 from schedenv.malleable import fastpath as malleable_fastpath
 from schedenv.malleable.fastpath import DEFAULT_CHUNK, FastRun
+from schedenv.moldable import fastpath as moldable_fastpath
 from schedenv.workloads import Power
 
 MALLEABLE = "schedenv/Malleable-v0"
 DISPATCH = "schedenv/Dispatch-v0"
+MOLDABLE = "schedenv/Moldable-v0"
 
 
 def _policy_object(policy: Any) -> Any:
@@ -43,12 +46,14 @@ def _policy_object(policy: Any) -> Any:
 
 def supports(env_id: str, policy: Any, **env_kwargs: Any) -> bool:
     """True when ``policy`` (a baseline name or object) has a compiled path on this env configuration."""
-    if env_id not in (MALLEABLE, DISPATCH):
+    if env_id not in (MALLEABLE, DISPATCH, MOLDABLE):
         return False
     try:
         agent = _policy_object(policy)
     except ValueError:
         return False
+    if env_id == MOLDABLE:
+        return moldable_fastpath.policy_code(agent) is not None
     if env_id == DISPATCH:
         code = dispatch_fastpath.policy_code(agent)
         return code is not None and (code not in dispatch_fastpath.SIZE_AWARE or bool(env_kwargs.get("size_known")))
@@ -86,6 +91,8 @@ def run_fast(
         raise ValueError(f"chunk={chunk!r} is not allowed; it must be a positive number of jobs")
     env = gym.make(env_id, **env_kwargs)
     try:
+        if env_id == MOLDABLE:  # the env's exact job set and decisions; ``chunk`` does not apply
+            return moldable_fastpath.run(env.unwrapped, _policy_object(policy), seed, keep_completions=keep_completions)
         if env_id == DISPATCH:
             return dispatch_fastpath.run(
                 env.unwrapped, _policy_object(policy), seed, chunk=chunk, keep_completions=keep_completions

@@ -21,34 +21,34 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 from gymnasium.utils import seeding
 
 from schedenv.dispatch.kernels import (
-    ACCRUED,
+    BUSY,
     CENTRAL_QUEUE,
-    CHUNK_END,
+    COUNT,
+    FINAL_COUNT,
+    FINAL_SUM,
+    FIRST_ARRIVAL,
     FULL,
     KILL_EVENTS,
     KILLS,
     LEAST_WORK,
     N_COMPLETED,
     NEXT_ARRIVAL,
-    PENDING,
     RANDOM,
+    RESPONSE,
     RETURN,
     ROUND_ROBIN,
     SHORTEST_QUEUE,
     SITA_E,
     STEPS,
+    SUM,
     TAGS,
     TIME,
     DispatchArrays,
-    advance,
-    begin_step,
-    decide,
-    dispatch,
+    run_chunk,
 )
 from schedenv.dispatch.records import DispatchRecord, EpisodeTally
 from schedenv.malleable.fastpath import DEFAULT_CHUNK, FastRun
@@ -56,32 +56,6 @@ from schedenv.workloads import poisson_job_stream
 
 SIZE_AWARE = (LEAST_WORK, SITA_E)
 """Policy codes that read job sizes (the env needs ``size_known=True`` for them)."""
-
-
-@numba.njit(cache=True)
-def _run_chunk(
-    policy, jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
-    arrivals, sizes, following, id_offset, done_f, done_i, cutoffs, tags_limits, choices,
-):  # fmt: skip
-    """Decide and advance until the episode ends (``END``), the chunk is used up or the pool is full."""
-    n_limits = limits.size
-    while True:
-        if si[PENDING] < 0:
-            status = advance(
-                jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
-                arrivals, sizes, following, id_offset, done_f, done_i,
-            )  # fmt: skip
-            if status == CHUNK_END or status == FULL:
-                return status
-            sf[RETURN] -= sf[ACCRUED]
-            if si[PENDING] < 0:
-                return status
-        destination, limit = decide(
-            policy, si[PENDING], jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_limits, choices, id_offset
-        )
-        dispatch(destination, limit, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting)
-        si[STEPS] += 1
-        begin_step(sf)
 
 
 def policy_code(policy: Any) -> int | None:
@@ -123,7 +97,8 @@ class DispatchFastRun(FastRun):
             raise ValueError("records need a run with keep_completions=True")
         assert self.wasted is not None and self.queueing is not None
         assert self.runs is not None and self.final_host is not None
-        columns = (self.arrival_times, self.sizes, self.completion, self.runs, self.final_host, self.wasted, self.queueing)
+        columns = (self.arrival_times, self.sizes, self.completion, self.runs, self.final_host)
+        columns += (self.wasted, self.queueing)
         return [
             DispatchRecord(j, a, x, c, (c - a) / x, (h,) if r == 1 else tuple(range(r)), w, q)
             for j, (a, x, c, r, h, w, q) in enumerate(zip(*(column.tolist() for column in columns), strict=True))
@@ -181,12 +156,14 @@ def run(inner: Any, policy: Any, seed: int, *, chunk: int = DEFAULT_CHUNK, keep_
         if kept is not None:
             kept.append(current)
         following = next(stream, None)
-        choices = policy_rng.integers(inner.n_hosts, size=arrivals.size) if policy_rng is not None else np.empty(0, dtype=np.int64)
+        choices = np.empty(0, dtype=np.int64)
+        if policy_rng is not None:
+            choices = policy_rng.integers(inner.n_hosts, size=arrivals.size)
         next_time = float(following[0][0]) if following is not None else np.inf
         state.si[0, NEXT_ARRIVAL] = 0
         while True:
-            status = _run_chunk(
-                code, *state.copy(0), limits, bounds, per_size, waiting,
+            status = run_chunk(
+                code, *state.views(0), limits, bounds, per_size, waiting,
                 arrivals, sizes, next_time, offset, done_f, done_i, cutoffs, tags_limits, choices,
             )  # fmt: skip
             if status != FULL:
@@ -195,6 +172,29 @@ def run(inner: Any, policy: Any, seed: int, *, chunk: int = DEFAULT_CHUNK, keep_
         offset += arrivals.size
         current = following
     return _result(inner, int(seed), state, kept, done_f, done_i, offset, time.perf_counter() - started)
+
+
+def episode_metrics(
+    n_hosts: int, class_bounds: tuple[float, ...], hf: np.ndarray, si: np.ndarray, sf: np.ndarray, ct: np.ndarray
+) -> dict[str, float]:
+    """``episode_metrics`` of one copy through ``EpisodeTally.metrics`` itself, from the kernel's running sums."""
+    tally = EpisodeTally(n_hosts, class_bounds=tuple(class_bounds))
+    (
+        tally.response,
+        tally.waiting,
+        tally.queueing,
+        tally.slowdown,
+        tally.waiting_slowdown,
+        tally.queueing_slowdown,
+        tally.wasted,
+        tally.work,
+        tally.first_arrival,
+    ) = (float(v) for v in sf[RESPONSE : FIRST_ARRIVAL + 1])
+    tally.n_completed, tally.kills = int(si[N_COMPLETED]), int(si[KILLS])
+    tally.busy = hf[BUSY].tolist()
+    tally.final_host = [[float(c), float(s)] for c, s in zip(hf[FINAL_COUNT], hf[FINAL_SUM], strict=True)]
+    tally.size_class = [[float(c), float(s)] for c, s in zip(ct[COUNT], ct[SUM], strict=True)]
+    return tally.metrics(float(sf[TIME]))
 
 
 def _result(
@@ -207,28 +207,11 @@ def _result(
     n_arrivals: int,
     seconds: float,
 ) -> DispatchFastRun:
-    """Metrics through ``EpisodeTally.metrics`` itself, from the kernel's running sums."""
-    jf, ji, hf, hi, qs, si, sf, ct = state.copy(0)
-    tally = EpisodeTally(inner.n_hosts, class_bounds=tuple(inner.size_class_bounds))
-    (
-        tally.response,
-        tally.waiting,
-        tally.queueing,
-        tally.slowdown,
-        tally.waiting_slowdown,
-        tally.queueing_slowdown,
-        tally.wasted,
-        tally.work,
-        tally.first_arrival,
-    ) = (float(v) for v in sf[5:14])
-    tally.n_completed, tally.kills = int(si[N_COMPLETED]), int(si[KILLS])
-    tally.busy = hf[3].tolist()
-    tally.final_host = [[float(c), float(s)] for c, s in zip(hf[4], hf[5], strict=True)]
-    tally.size_class = [[float(c), float(s)] for c, s in zip(ct[0], ct[1], strict=True)]
+    """The run's metrics, return and (on request) per-job arrays."""
+    hf, si, sf, ct = state.hf[0], state.si[0], state.sf[0], state.ct[0]
+    metrics = episode_metrics(inner.n_hosts, inner.size_class_bounds, hf, si, sf, ct)
     n_events = n_arrivals + int(si[N_COMPLETED]) + int(si[KILL_EVENTS])
-    result = DispatchFastRun(
-        seed, tally.metrics(float(sf[TIME])), float(sf[RETURN]), int(si[STEPS]), n_events, seconds
-    )
+    result = DispatchFastRun(seed, metrics, float(sf[RETURN]), int(si[STEPS]), n_events, seconds)
     if kept is not None:
         result.arrival_times = np.concatenate([a for a, _ in kept])
         result.sizes = np.concatenate([x for _, x in kept])

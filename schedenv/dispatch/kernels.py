@@ -43,16 +43,19 @@ CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS = r
 
 
 @numba.njit(cache=True)
-def fsum_counted(jf, ji, hi, limits, waiting, skip):
+def fsum_counted(jf, ji, hi, limits, waiting, skip, n_present):
     """``math.fsum`` of 1/x over the counted present jobs but ``skip`` (CPython's exactly rounded algorithm)."""
     partials = np.empty(96)
-    n = 0
+    n, seen = 0, 1
     for slot in range(ji.shape[1]):
+        if seen == n_present:
+            break
         if ji[JOB_ID, slot] < 0 or slot == skip:
             continue
-        if waiting and ji[RUNS, slot] > 0:
-            if hi[ji[LAST_HOST, slot]] == slot and jf[SIZE, slot] <= limits[ji[LIMIT, slot]]:
-                continue
+        seen += 1
+        final_run = ji[RUNS, slot] > 0 and hi[ji[LAST_HOST, slot]] == slot
+        if waiting and final_run and jf[SIZE, slot] <= limits[ji[LIMIT, slot]]:
+            continue
         x = 1.0 / jf[SIZE, slot]
         i = 0
         for j in range(n):
@@ -89,8 +92,17 @@ def fsum_counted(jf, ji, hi, limits, waiting, skip):
     return high
 
 
-@numba.njit(cache=True)
-def _uncount(slot, jf, ji, hi, sf, limits, per_size, waiting):
+@numba.njit(cache=True, inline="always")
+def bisect_left(bounds, x):
+    """``bisect.bisect_left`` on a short sorted array (a loop: cheaper than ``np.searchsorted`` per call)."""
+    index = 0
+    while index < bounds.size and bounds[index] < x:
+        index += 1
+    return index
+
+
+@numba.njit(cache=True, inline="always")
+def _uncount(slot, jf, ji, hi, si, sf, limits, per_size, waiting):
     """``DispatchSim._uncount``: stop accruing the job's weight (exact re-sum after a large cancellation)."""
     if not per_size:
         sf[WEIGHT] -= 1.0
@@ -98,11 +110,11 @@ def _uncount(slot, jf, ji, hi, sf, limits, per_size, waiting):
     before = sf[WEIGHT]
     sf[WEIGHT] -= 1.0 / jf[SIZE, slot]
     if sf[WEIGHT] < 1e-4 * before:
-        sf[WEIGHT] = fsum_counted(jf, ji, hi, limits, waiting, slot)
+        sf[WEIGHT] = fsum_counted(jf, ji, hi, limits, waiting, slot, si[N_PRESENT])
 
 
-@numba.njit(cache=True)
-def _start(host, slot, jf, ji, hf, hi, sf, limits, per_size, waiting):
+@numba.njit(cache=True, inline="always")
+def _start(host, slot, jf, ji, hf, hi, si, sf, limits, per_size, waiting):
     """``DispatchSim._start``."""
     now = sf[TIME]
     jf[QUEUEING, slot] += now - jf[ENQUEUED, slot]
@@ -113,10 +125,10 @@ def _start(host, slot, jf, ji, hf, hi, sf, limits, per_size, waiting):
     limit = limits[ji[LIMIT, slot]]
     hf[RUN_END, host] = now + min(jf[SIZE, slot], limit)
     if waiting and jf[SIZE, slot] <= limit:
-        _uncount(slot, jf, ji, hi, sf, limits, per_size, waiting)
+        _uncount(slot, jf, ji, hi, si, sf, limits, per_size, waiting)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _push(queue, slot, ji, qs):
     ji[NEXT, slot] = -1
     if qs[LENGTH, queue] == 0:
@@ -127,7 +139,7 @@ def _push(queue, slot, ji, qs):
     qs[LENGTH, queue] += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _pop(queue, ji, qs):
     slot = qs[HEAD, queue]
     qs[HEAD, queue] = ji[NEXT, slot]
@@ -135,7 +147,7 @@ def _pop(queue, ji, qs):
     return slot
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def dispatch(destination, limit, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting):
     """``DispatchSim.dispatch``: the pending job goes to ``destination`` (h: central queue) with ``limit``."""
     slot = si[PENDING]
@@ -146,39 +158,39 @@ def dispatch(destination, limit, jf, ji, hf, hi, qs, si, sf, limits, per_size, w
     if destination == n_hosts:
         for host in range(n_hosts):
             if hi[host] < 0:
-                _start(host, slot, jf, ji, hf, hi, sf, limits, per_size, waiting)
+                _start(host, slot, jf, ji, hf, hi, si, sf, limits, per_size, waiting)
                 return
         _push(n_hosts, slot, ji, qs)
     elif hi[destination] < 0:
-        _start(destination, slot, jf, ji, hf, hi, sf, limits, per_size, waiting)
+        _start(destination, slot, jf, ji, hf, hi, si, sf, limits, per_size, waiting)
     else:
         _push(destination, slot, ji, qs)
         hf[QUEUED_WORK, destination] += min(jf[SIZE, slot], limits[limit])
 
 
-@numba.njit(cache=True)
-def _next_for(host, jf, ji, hf, hi, qs, sf, limits, per_size, waiting):
+@numba.njit(cache=True, inline="always")
+def _next_for(host, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting):
     """``DispatchSim._next_for``: own queue first, then the central queue, else idle."""
     if qs[LENGTH, host] > 0:
         slot = _pop(host, ji, qs)
         hf[QUEUED_WORK, host] -= min(jf[SIZE, slot], limits[ji[LIMIT, slot]])
         if qs[LENGTH, host] == 0:
             hf[QUEUED_WORK, host] = 0.0
-        _start(host, slot, jf, ji, hf, hi, sf, limits, per_size, waiting)
+        _start(host, slot, jf, ji, hf, hi, si, sf, limits, per_size, waiting)
     elif qs[LENGTH, hi.size] > 0:
-        _start(host, _pop(hi.size, ji, qs), jf, ji, hf, hi, sf, limits, per_size, waiting)
+        _start(host, _pop(hi.size, ji, qs), jf, ji, hf, hi, si, sf, limits, per_size, waiting)
     else:
         hi[host] = -1
         hf[RUN_END, host] = np.inf
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, waiting, done_f, done_i):
     """``DispatchSim._complete`` and ``EpisodeTally.add``, in their order of operations."""
     size, arrival, now = jf[SIZE, slot], jf[ARRIVAL, slot], sf[TIME]
     hf[BUSY, host] += size
     if not waiting:
-        _uncount(slot, jf, ji, hi, sf, limits, per_size, waiting)
+        _uncount(slot, jf, ji, hi, si, sf, limits, per_size, waiting)
     job_id = ji[JOB_ID, slot]
     ji[JOB_ID, slot] = -1
     ji[NEXT, slot] = si[FREE_HEAD]
@@ -202,7 +214,7 @@ def _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, 
     sf[FIRST_ARRIVAL] = min(sf[FIRST_ARRIVAL], arrival)
     hf[FINAL_COUNT, host] += 1.0
     hf[FINAL_SUM, host] += slowdown
-    size_class = np.searchsorted(bounds, size)
+    size_class = bisect_left(bounds, size)
     ct[COUNT, size_class] += 1.0
     ct[SUM, size_class] += slowdown
     if done_f.shape[1]:
@@ -210,7 +222,7 @@ def _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, 
         done_i[0, job_id], done_i[1, job_id] = ji[RUNS, slot], host
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def advance(
     jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
     arrivals, sizes, following, id_offset, done_f, done_i,
@@ -233,6 +245,7 @@ def advance(
         t_host = hf[RUN_END, host]
         t_next = min(t_arrival, t_host)
         if t_next == np.inf:
+            si[KILLED] = 0
             return END
         if t_host > t_arrival and (nxt >= n_stream or si[FREE_HEAD] < 0):
             return CHUNK_END if nxt >= n_stream else FULL
@@ -242,24 +255,32 @@ def advance(
             slot = hi[host]
             if jf[SIZE, slot] <= limits[ji[LIMIT, slot]]:
                 _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, waiting, done_f, done_i)
-                _next_for(host, jf, ji, hf, hi, qs, sf, limits, per_size, waiting)
+                _next_for(host, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting)
                 continue
             limit = limits[ji[LIMIT, slot]]
             jf[WASTED, slot] += limit
             ji[EXCEEDED, slot] = ji[LIMIT, slot]
             hf[BUSY, host] += limit
             si[KILL_EVENTS] += 1
-            _next_for(host, jf, ji, hf, hi, qs, sf, limits, per_size, waiting)
+            _next_for(host, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting)
             si[PENDING], si[KILLED] = slot, 1
             return DECISION
         slot = si[FREE_HEAD]
         si[FREE_HEAD] = ji[NEXT, slot]
         size = sizes[nxt]
         ji[JOB_ID, slot], ji[LIMIT, slot], ji[EXCEEDED, slot], ji[RUNS, slot], ji[LAST_HOST, slot] = (
-            id_offset + nxt, -1, -1, 0, -1
+            id_offset + nxt,
+            -1,
+            -1,
+            0,
+            -1,
         )
         jf[ARRIVAL, slot], jf[SIZE, slot], jf[WASTED, slot], jf[QUEUEING, slot], jf[ENQUEUED, slot] = (
-            t_arrival, size, 0.0, 0.0, 0.0
+            t_arrival,
+            size,
+            0.0,
+            0.0,
+            0.0,
         )
         si[NEXT_ARRIVAL] = nxt + 1
         si[N_PRESENT] += 1
@@ -268,14 +289,14 @@ def advance(
         return DECISION
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def host_work(host, hf, hi, now):
     """``DispatchSim.host_work`` of one host."""
     running = hf[RUN_END, host] - now if hi[host] >= 0 else 0.0
     return running + hf[QUEUED_WORK, host]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_limits, choices, id_offset):
     """The (destination, limit index) of baseline ``policy`` for the pending ``slot`` (``baselines/dispatch.py``).
 
@@ -292,7 +313,7 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
         si[COUNTER] += 1
         return (si[COUNTER] - 1) % n_hosts, last
     if policy == SITA_E:
-        return np.searchsorted(cutoffs, jf[SIZE, slot]), last
+        return bisect_left(cutoffs, jf[SIZE, slot]), last
     if policy == TAGS:
         attempt = ji[RUNS, slot]
         return attempt, tags_limits[attempt]
@@ -307,7 +328,7 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
     return best, last
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def begin_step(sf):
     """Start a new step's accounting (``DispatchSim.advance``'s ``start`` and ``accrued``)."""
     sf[ACCRUED] = 0.0
@@ -333,6 +354,177 @@ def clear(jf, ji, hf, hi, qs, si, sf, ct):
     ct[:] = 0.0
 
 
+@numba.njit(cache=True)
+def run_chunk(
+    policy, jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
+    arrivals, sizes, following, id_offset, done_f, done_i, cutoffs, tags_limits, choices,
+):  # fmt: skip
+    """Decide and advance until the episode ends (``END``), the chunk is used up or the pool is full."""
+    n_limits = limits.size
+    while True:
+        if si[PENDING] < 0:
+            status = advance(
+                jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
+                arrivals, sizes, following, id_offset, done_f, done_i,
+            )  # fmt: skip
+            if status in (CHUNK_END, FULL):
+                return status
+            sf[RETURN] -= sf[ACCRUED]
+            if si[PENDING] < 0:
+                return status
+        destination, limit = decide(
+            policy, si[PENDING], jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_limits, choices, id_offset
+        )
+        dispatch(destination, limit, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting)
+        si[STEPS] += 1
+        begin_step(sf)
+
+
+@numba.njit(cache=True)
+def observe(obs, jf, ji, hf, hi, qs, si, sf, n_limits, max_jobs, scale, known, n_jobs_total):
+    """``DispatchEnv._observation`` into ``obs`` (float32); returns the queued jobs outside the windows."""
+    n_hosts, now = hi.size, sf[TIME]
+    pos = 0
+    for host in range(n_hosts):
+        running = hi[host]
+        obs[pos + 1] = math.log1p(qs[LENGTH, host])
+        if running < 0:
+            obs[pos], obs[pos + 2], obs[pos + 3] = 0.0, 0.0, 0.0
+        else:
+            obs[pos] = 1.0
+            obs[pos + 2] = math.log1p((now - hf[RUN_START, host]) / scale)
+            obs[pos + 3] = (ji[LIMIT, running] + 1) / n_limits
+        pos += 4
+        if known:
+            obs[pos] = math.log1p(host_work(host, hf, hi, now) / scale)
+            pos += 1
+    obs[pos] = math.log1p(qs[LENGTH, n_hosts])
+    pos += 1
+    width = 5 if known else 4
+    outside = 0
+    for queue in range(n_hosts + 1):
+        length = qs[LENGTH, queue]
+        shown = min(length, max_jobs)
+        slot = qs[HEAD, queue]
+        for _ in range(shown):
+            obs[pos] = 1.0
+            obs[pos + 1] = (ji[LIMIT, slot] + 1) / n_limits
+            obs[pos + 2] = (ji[EXCEEDED, slot] + 1) / n_limits
+            obs[pos + 3] = math.log1p((now - jf[ARRIVAL, slot]) / scale)
+            if known:
+                obs[pos + 4] = math.log1p(jf[SIZE, slot] / scale)
+            pos += width
+            slot = ji[NEXT, slot]
+        obs[pos : pos + width * (max_jobs - shown)] = 0.0
+        pos += width * (max_jobs - shown)
+        outside += length - shown
+    pending = si[PENDING]
+    if pending < 0:
+        obs[pos : pos + width] = 0.0
+    else:
+        runs = ji[RUNS, pending]
+        obs[pos] = math.log1p((now - jf[ARRIVAL, pending]) / scale)
+        obs[pos + 1] = (ji[EXCEEDED, pending] + 1) / n_limits
+        obs[pos + 2] = math.log1p(runs)
+        obs[pos + 3] = (ji[LAST_HOST, pending] + 1) / n_hosts if runs else 0.0
+        if known:
+            obs[pos + 4] = math.log1p(jf[SIZE, pending] / scale)
+    pos += width
+    obs[pos] = math.log1p(si[N_PRESENT])
+    obs[pos + 1] = math.log1p(outside)
+    obs[pos + 2] = math.log1p((now - sf[STEP_START]) / scale)
+    obs[pos + 3] = si[NEXT_ARRIVAL] / n_jobs_total
+    return outside
+
+
+@numba.njit(cache=True)
+def _after_step(i, status, jf, ji, hf, hi, qs, si, sf, obs, n_limits, n_jobs, max_jobs, scale, known, out_i, out_f):
+    """Observation, mask row, outside count and flags of copy ``i`` after ``advance`` returned ``status``."""
+    outside = observe(obs[i], jf[i], ji[i], hf[i], hi[i], qs[i], si[i], sf[i], n_limits, max_jobs, scale, known, n_jobs)
+    pending = si[i, PENDING]
+    out_i[i, 0] = ji[i, EXCEEDED, pending] + 1 if pending >= 0 else 0
+    out_i[i, 1] = outside
+    out_i[i, 2] = status == END
+    out_f[i] = -sf[i, ACCRUED]
+
+
+@numba.njit(cache=True)
+def step_rows(
+    rows, actions, jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
+    arrivals, sizes, obs, max_jobs, scale, known, out_i, out_f,
+):  # fmt: skip
+    """One ``DispatchEnv.step`` for each copy in ``rows`` (actions already validated).
+
+    ``out_i[i]`` gets (mask row, queued jobs outside the windows, terminated), ``out_f[i]`` the reward.
+    """
+    n_limits = limits.size
+    no_f, no_i = np.empty((3, 0)), np.empty((2, 0), dtype=np.int64)
+    for r in range(rows.size):
+        i = rows[r]
+        dispatch(actions[i] // n_limits, actions[i] % n_limits, jf[i], ji[i], hf[i], hi[i], qs[i], si[i], sf[i],
+                 limits, per_size, waiting)  # fmt: skip
+        si[i, STEPS] += 1
+        begin_step(sf[i])
+        status = advance(
+            jf[i], ji[i], hf[i], hi[i], qs[i], si[i], sf[i], ct[i], limits, bounds, per_size, waiting,
+            arrivals[i], sizes[i], np.inf, 0, no_f, no_i,
+        )  # fmt: skip
+        _after_step(
+            i,
+            status,
+            jf,
+            ji,
+            hf,
+            hi,
+            qs,
+            si,
+            sf,
+            obs,
+            n_limits,
+            arrivals.shape[1],
+            max_jobs,
+            scale,
+            known,
+            out_i,
+            out_f,
+        )
+
+
+@numba.njit(cache=True)
+def reset_rows(
+    rows, jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
+    arrivals, sizes, obs, max_jobs, scale, known, out_i, out_f,
+):  # fmt: skip
+    """``DispatchEnv.reset`` after the workload draw: an empty system advanced to the first arrival."""
+    no_f, no_i = np.empty((3, 0)), np.empty((2, 0), dtype=np.int64)
+    for r in range(rows.size):
+        i = rows[r]
+        clear(jf[i], ji[i], hf[i], hi[i], qs[i], si[i], sf[i], ct[i])
+        status = advance(
+            jf[i], ji[i], hf[i], hi[i], qs[i], si[i], sf[i], ct[i], limits, bounds, per_size, waiting,
+            arrivals[i], sizes[i], np.inf, 0, no_f, no_i,
+        )  # fmt: skip
+        _after_step(
+            i,
+            status,
+            jf,
+            ji,
+            hf,
+            hi,
+            qs,
+            si,
+            sf,
+            obs,
+            limits.size,
+            arrivals.shape[1],
+            max_jobs,
+            scale,
+            known,
+            out_i,
+            out_f,
+        )
+
+
 class DispatchArrays:
     """The state arrays of ``n_copies`` copies (see the module docstring), with a growable slot pool."""
 
@@ -347,16 +539,19 @@ class DispatchArrays:
         self.sf = np.zeros((b, N_FLOATS))
         self.ct = np.zeros((b, 2, n_classes))
         for i in range(b):
-            clear(*self.copy(i))
+            clear(*self.views(i))
 
     @property
     def capacity(self) -> int:
         """Job slots per copy."""
         return int(self.ji.shape[2])
 
-    def copy(self, i: int) -> tuple[np.ndarray, ...]:
-        """Copy ``i``'s arrays in ``advance``'s order (jf, ji, hf, hi, qs, si, sf, ct)."""
-        return self.jf[i], self.ji[i], self.hf[i], self.hi[i], self.qs[i], self.si[i], self.sf[i], self.ct[i]
+    def views(self, index: int | slice) -> tuple[np.ndarray, ...]:
+        """The arrays of copy ``index`` (or of the copies a slice selects), in ``advance``'s order."""
+        return (
+            self.jf[index], self.ji[index], self.hf[index], self.hi[index],
+            self.qs[index], self.si[index], self.sf[index], self.ct[index],
+        )  # fmt: skip
 
     def grow(self) -> None:
         """Double the slot pool of every copy; the new slots go to the front of each free list."""

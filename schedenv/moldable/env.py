@@ -15,9 +15,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedenv.moldable.render import render_gantt, render_text
 from schedenv.moldable.core import GLOBAL_FEATURES, SLOT_FEATURES, decode_action, encode_action
 from schedenv.moldable.fast import FastCore
+from schedenv.moldable.render import render_gantt, render_text
 from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 from schedenv.moldable.workload import LOADS, CirneWorkload, MoldableJobSet, parse_jobs, trace_jobs
 from schedenv.records import basic_metrics
@@ -42,6 +42,10 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
     Several jobs may start at the same instant: after a start the env stays at the same time and
     asks again, until the agent waits or nothing in the window fits any more; time advances only
     on "wait" (or when nothing fits). The objective is the mean turnaround time (ATT).
+    Each step is one call of a compiled core (``fast.py``, numba) that applies the action, advances
+    and writes the observation and mask; the pure simulator (``sim.py``) with its numpy translation
+    (``core.py``) is the specification, and a test steps both with the same actions and compares
+    observations, masks, rewards and records.
 
     ## Action Space
     ``Discrete(max_jobs * n_procs + 1)``: action ``slot * n_procs + (procs - 1)`` starts the job in
@@ -274,9 +278,7 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
         else:
             array = np.asarray(action)
             if array.size != 1 or not np.issubdtype(array.dtype, np.integer):
-                raise ValueError(
-                    f"action={action!r} is not allowed; it must be one integer in [0, {self._n_actions})"
-                )
+                raise ValueError(f"action={action!r} is not allowed; it must be one integer in [0, {self._n_actions})")
             value = int(array.reshape(()))
         if not 0 <= value < self._n_actions:
             raise ValueError(f"action={value} is out of range [0, {self._n_actions})")
@@ -305,20 +307,26 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
         }
 
     def _episode_metrics(self) -> dict[str, float]:
-        records = self._records
-        metrics = basic_metrics(records)
-        waiting = np.fromiter((r.start - r.arrival for r in records), float, len(records))
-        runtime = np.fromiter((r.completion - r.start for r in records), float, len(records))
-        procs = np.fromiter((r.procs for r in records), float, len(records))
-        first = min(r.arrival for r in records)
-        last = max(r.completion for r in records)
-        metrics["ATT"] = metrics["mean_response_time"]
-        metrics["AWT"] = metrics["mean_waiting_time"] = float(waiting.mean())
-        metrics["ART"] = metrics["mean_runtime"] = float(runtime.mean())
-        metrics["utilisation"] = float(procs @ runtime / (self.n_procs * (last - first))) if last > first else 0.0
-        metrics["makespan"] = last - first
-        metrics["overflow_fraction"] = self._overflow_epochs / max(self._epochs, 1)
-        return metrics
+        return episode_metrics(self._records, self.n_procs, self._overflow_epochs, self._epochs)
+
+
+def episode_metrics(
+    records: Sequence[MoldableJobRecord], n_procs: int, overflow_epochs: int, epochs: int
+) -> dict[str, float]:
+    """The env's ``episode_metrics`` (see Information) from an episode's records, in completion order."""
+    metrics = basic_metrics(records)
+    waiting = np.fromiter((r.start - r.arrival for r in records), float, len(records))
+    runtime = np.fromiter((r.completion - r.start for r in records), float, len(records))
+    procs = np.fromiter((r.procs for r in records), float, len(records))
+    first = min(r.arrival for r in records)
+    last = max(r.completion for r in records)
+    metrics["ATT"] = metrics["mean_response_time"]
+    metrics["AWT"] = metrics["mean_waiting_time"] = float(waiting.mean())
+    metrics["ART"] = metrics["mean_runtime"] = float(runtime.mean())
+    metrics["utilisation"] = float(procs @ runtime / (n_procs * (last - first))) if last > first else 0.0
+    metrics["makespan"] = last - first
+    metrics["overflow_fraction"] = overflow_epochs / max(epochs, 1)
+    return metrics
 
 
 def _generator(workload: str | CirneWorkload, arrival_interval: float | str | None) -> CirneWorkload:

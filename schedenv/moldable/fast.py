@@ -105,7 +105,7 @@ def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
 def _has_decision(ints, queue):
     """Some window job fits in the free processors (``MoldableSim.has_decision``)."""
     w = min(ints[N_QUEUED], ints[MAX_JOBS])
-    for i in range(w):
+    for i in range(w):  # noqa: SIM110 - a plain loop compiles; any() over a generator does not in numba
         if queue[i, Q_N_MIN] <= ints[FREE]:
             return True
     return False
@@ -277,6 +277,7 @@ class FastCore:
         self._done = np.zeros((m, 6))  # enough: see the module docstring
         self._obs = np.zeros(SLOT_FEATURES * max_jobs + GLOBAL_FEATURES, dtype=np.float32)
         self.mask = np.zeros(max_jobs * m + 1, dtype=np.int8)
+        self._arrays = self._kernel_arrays()
         self._run(ADVANCE)
         self._counters = self._ints.tolist()
         self._time = float(self._floats[TIME])
@@ -316,23 +317,25 @@ class FastCore:
         """Start or wait as the env's ``action`` says; ``ValueError`` (state unchanged) when it does not fit."""
         if not 0 <= action < self.mask.size or self._run(action) == INVALID:
             raise ValueError(f"action={action!r} does not fit the current state (see action_masks())")
-        self._counters = self._ints.tolist()
+        counters = self._counters = self._ints.tolist()
         floats = self._floats.tolist()
         self._time = floats[TIME]
-        return Outcome(floats[ELAPSED], floats[ACCRUED], self._completed(self._counters[N_DONE]))
+        n_done = counters[N_DONE]
+        return Outcome(floats[ELAPSED], floats[ACCRUED], self._completed(n_done) if n_done else [])
 
     def _run(self, action: int) -> int:
-        status = _step(
-            action, self._ints, self._floats, self._queue, self._running, self._arrivals_f, self._arrivals_i,
-            self._tables, self._done, self._obs, self.mask,
-        )  # fmt: skip
+        status = _step(action, *self._arrays)
         while status == NEED_QUEUE:
             self._queue = _grown(self._queue)
-            status = _step(
-                ADVANCE, self._ints, self._floats, self._queue, self._running, self._arrivals_f, self._arrivals_i,
-                self._tables, self._done, self._obs, self.mask,
-            )  # fmt: skip
+            self._arrays = self._kernel_arrays()
+            status = _step(ADVANCE, *self._arrays)
         return int(status)
+
+    def _kernel_arrays(self) -> tuple[np.ndarray, ...]:
+        return (
+            self._ints, self._floats, self._queue, self._running, self._arrivals_f, self._arrivals_i, self._tables,
+            self._done, self._obs, self.mask,
+        )  # fmt: skip
 
     def _completed(self, n_done: int) -> list[MoldableJobRecord]:
         return [
@@ -350,7 +353,7 @@ class FastCore:
         queue, running = self._queue[: c[N_QUEUED]], self._running[: c[N_RUNNING]]
 
         def frozen(array: np.ndarray, dtype: type = np.float64) -> np.ndarray:
-            copy = np.array(array, dtype=dtype)
+            copy: np.ndarray = np.array(array, dtype=dtype)
             copy.flags.writeable = False
             return copy
 

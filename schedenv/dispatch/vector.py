@@ -1,0 +1,213 @@
+"""A native batched ``Dispatch-v0``: B copies stepped in one compiled call (DESIGN §7).
+
+``gym.make_vec("schedenv/Dispatch-v0", num_envs=B, **kwargs)`` builds it (the id's
+``vector_entry_point``). Each copy runs the compiled transcription of ``DispatchSim`` and of
+``DispatchEnv._observation`` (``kernels.step_rows``), with the same floating-point operations, and
+draws its workload with the single env's own draw from its own generator, so a batch reset with
+``seed=s`` equals B single envs reset with seeds s, s+1, ... stepped in a loop: same observations,
+rewards, terminations and ``info`` entries (``tests/perf``). Copies are stepped one after the other in
+one thread (see ``schedenv.malleable.vector`` for why: run one process per core instead).
+
+Actions are a (B,) integer array of the single env's ``Discrete`` actions; ``action_masks()`` gives the
+(B, n_actions) int8 masks (what MaskablePPO reads) and ``info["action_mask"]`` the same. A masked,
+out-of-range or non-integer action raises ``ValueError`` naming the copies, and changes nothing.
+
+Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
+copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
+terminates it; ``info["final_obs"]`` and ``info["final_info"]`` hold what it ended with). Options:
+``reset(options={"reset_mask": mask})`` resets only the masked copies.
+
+``info`` holds arrays ``time``, ``n_jobs``, ``killed``, ``n_outside`` and ``action_mask`` and, for copies
+whose episode ended, ``episode_metrics`` (a dict of arrays, valid where ``info["_episode_metrics"]``).
+Per-job ``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
+``render_mode`` is not supported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from schedenv.dispatch.env import DispatchEnv
+from schedenv.dispatch.fastpath import episode_metrics
+from schedenv.dispatch.kernels import KILLED, N_PRESENT, TIME, DispatchArrays, reset_rows, step_rows
+from schedenv.validation import check_choice, check_int
+from schedenv.workloads import poisson_job_stream
+
+INITIAL_CAPACITY = 64
+"""Job slots per copy at first; the pool doubles when a copy could run out."""
+
+
+class DispatchVectorEnv(VectorEnv):
+    """``num_envs`` copies of ``DispatchEnv(**kwargs)`` stepped together in compiled code (see module doc)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
+        self.num_envs = check_int("num_envs", num_envs)
+        value = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
+        mode = AutoresetMode(check_choice("autoreset_mode", value, ("NextStep", "SameStep")))
+        self.metadata = {"autoreset_mode": mode, "render_modes": []}
+        if kwargs.get("render_mode") is not None:
+            raise ValueError(f"render_mode={kwargs['render_mode']!r} is not supported by the batched env; use None")
+        self.template = template = DispatchEnv(**kwargs)
+        self.spec = None
+        self.single_observation_space = template.observation_space
+        self.single_action_space = template.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.n_actions = template.n_actions
+        self._limits = np.asarray(template.time_limits, dtype=np.float64)
+        self._bounds = np.asarray(template.size_class_bounds, dtype=np.float64)
+        self._per_size = template.objective in ("slowdown", "waiting_slowdown")
+        self._waiting = template.objective in ("waiting_time", "waiting_slowdown")
+        self._mask_table = np.asarray(template._masks)
+        b = self.num_envs
+        n = int(template.jobs[1].size) if template.jobs is not None else template.n_arrivals
+        self._arrival_times, self._sizes = np.zeros((b, n)), np.zeros((b, n))
+        self._state = DispatchArrays(b, template.n_hosts, self._bounds.size + 1, min(INITIAL_CAPACITY, n + 1))
+        self._obs = np.zeros((b, template.observation_space.shape[0]), dtype=np.float32)
+        self._out_i = np.zeros((b, 3), dtype=np.int64)
+        """Per copy: mask row (largest exceeded limit index + 1), queued jobs outside the windows, terminated."""
+        self._rewards = np.zeros(b)
+        self._generators: list[np.random.Generator | None] = [None] * b
+        self._autoreset = np.zeros(b, dtype=np.bool_)
+        self._started = False
+
+    # ----------------------------------------------------------------- Gymnasium VectorEnv API
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        mask = np.ones(self.num_envs, dtype=np.bool_)
+        if options is not None and "reset_mask" in options:
+            mask = np.asarray(options["reset_mask"], dtype=np.bool_)
+            if mask.shape != (self.num_envs,):
+                raise ValueError(f"options['reset_mask'] has shape {mask.shape}; expected ({self.num_envs},)")
+        if seed is None or isinstance(seed, int):
+            seeds: list[int | None] = [None if seed is None else seed + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"seed has {len(seeds)} entries; expected num_envs={self.num_envs}")
+        for i in np.flatnonzero(mask):
+            if seeds[i] is not None or self._generators[i] is None:
+                self._generators[i] = seeding.np_random(seeds[i])[0]
+        self._reset(np.flatnonzero(mask))
+        self._autoreset[mask] = False
+        self._started = True
+        return self._obs.copy(), self._info()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        chosen = self._check_actions(actions)
+        state = self._state
+        if int(state.si[:, N_PRESENT].max()) >= state.capacity:  # a step admits at most one job
+            state.grow()
+        resetting = np.flatnonzero(self._autoreset)
+        stepping = np.flatnonzero(~self._autoreset)
+        step_rows(
+            stepping, chosen, *state.views(slice(None)), self._limits, self._bounds, self._per_size, self._waiting,
+            self._arrival_times, self._sizes, self._obs, self.template.max_jobs, float(self.template.scale),
+            self.template.size_known, self._out_i, self._rewards,
+        )  # fmt: skip
+        rewards = self._rewards.copy()
+        terminated = self._out_i[:, 2].astype(np.bool_)
+        rewards[resetting], terminated[resetting] = 0.0, False
+        ended = np.flatnonzero(terminated)
+        info: dict[str, Any] = {}
+        if ended.size:
+            info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
+        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
+            if ended.size:
+                final_info = info | self._info()
+                info["final_obs"], info["_final_obs"] = self._obs.copy(), terminated.copy()
+                info["final_info"], info["_final_info"] = final_info, terminated.copy()
+                self._reset(ended)
+        else:
+            self._reset(resetting)
+            self._autoreset = terminated
+        info.update(self._info())
+        return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, n_actions) int8: 1 where each copy's pending job may go (the single env's masks)."""
+        return self._mask_table[self._out_i[:, 0]]
+
+    # ----------------------------------------------------------------- internals
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        chosen = np.asarray(actions)
+        if chosen.shape != (self.num_envs,) or chosen.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions with shape {chosen.shape} and dtype {chosen.dtype} are not allowed; "
+                f"give ({self.num_envs},) integers in [0, {self.n_actions})"
+            )
+        chosen = chosen.astype(np.int64)
+        outside = (chosen < 0) | (chosen >= self.n_actions)
+        if outside.any():
+            raise ValueError(
+                f"actions of copies {np.flatnonzero(outside).tolist()} are out of range; "
+                f"each must lie in [0, {self.n_actions})"
+            )
+        masked = self._mask_table[self._out_i[:, 0], chosen] == 0
+        if masked.any():
+            raise ValueError(
+                f"actions of copies {np.flatnonzero(masked).tolist()} are masked: their jobs already exceeded "
+                "that limit; see action_masks()"
+            )
+        return chosen
+
+    def _reset(self, rows: np.ndarray) -> None:
+        template = self.template
+        for i in rows:
+            if template.jobs is not None:
+                self._arrival_times[i], self._sizes[i] = template.jobs
+            else:
+                generator = self._generators[i]
+                assert generator is not None
+                self._arrival_times[i], self._sizes[i] = poisson_job_stream(
+                    template.n_arrivals, template.arrival_process, template.size_dist, generator
+                )
+        reset_rows(
+            rows.astype(np.int64), *self._state.views(slice(None)), self._limits, self._bounds, self._per_size,
+            self._waiting, self._arrival_times, self._sizes, self._obs, template.max_jobs, float(template.scale),
+            template.size_known, self._out_i, self._rewards,
+        )  # fmt: skip
+
+    def _info(self) -> dict[str, Any]:
+        everyone = np.ones(self.num_envs, dtype=np.bool_)
+        state = self._state
+        return {
+            "time": state.sf[:, TIME].copy(),
+            "_time": everyone,
+            "n_jobs": state.si[:, N_PRESENT].copy(),
+            "_n_jobs": everyone,
+            "killed": state.si[:, KILLED].astype(np.bool_),
+            "_killed": everyone,
+            "n_outside": self._out_i[:, 1].copy(),
+            "_n_outside": everyone,
+            "action_mask": self.action_masks(),
+            "_action_mask": everyone,
+        }
+
+    def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
+        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""
+        state, template = self._state, self.template
+        per_copy = {
+            int(i): episode_metrics(
+                template.n_hosts, template.size_class_bounds, state.hf[i], state.si[i], state.sf[i], state.ct[i]
+            )
+            for i in ended
+        }
+        names = list(next(iter(per_copy.values())))
+        values = {name: np.full(self.num_envs, np.nan) for name in names}
+        for i, metrics in per_copy.items():
+            for name, value in metrics.items():
+                values[name][i] = value
+        mask = np.zeros(self.num_envs, dtype=np.bool_)
+        mask[ended] = True
+        return values | {f"_{name}": mask for name in names}

@@ -1,0 +1,134 @@
+"""The compiled env core equals the reference core (pure simulator) step by step (STYLE.md, gymnax)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from schedenv.moldable import MoldableEnv
+from schedenv.moldable.core import ReferenceCore
+from schedenv.moldable.fast import FastCore
+from schedenv.moldable.workload import CirneWorkload, MoldableJobSet, downey_jobs, parse_jobs
+
+TABLE1 = [{"runtimes": {1: 10, 2: 5}}, {"runtimes": {1: 10, 2: 7}}, {"runtimes": {1: 10, 2: 9}}]
+
+
+def mixed_jobs() -> MoldableJobSet:
+    """Downey jobs in every branch of the speedup (sigma <, =, > 1 and > 2; A fractional and at m),
+    runtime tables with gaps, simultaneous submits, and more jobs at t = 0 than the queue's first capacity."""
+    rng = np.random.default_rng(5)
+    jobs: list[dict] = [{"submit": 0.0, "L": 50.0 + k, "A": 1.0 + k % 7, "sigma": 0.5} for k in range(70)]
+    for _ in range(60):
+        submit, work, parallelism = float(rng.integers(0, 40)) * 25.0, rng.uniform(10, 3000), rng.uniform(1, 12)
+        sigma = rng.choice([0.0, 0.3, 1.0, 1.7, 2.5, 4.0])
+        jobs.append({"submit": submit, "L": float(work), "A": float(parallelism), "sigma": float(sigma)})
+    for k in range(20):
+        table = {1: 400.0 + k, 3: 200.0, 8: 90.0} if k % 2 else {2: 300.0, 4: 160.0, 12: 160.0}
+        jobs.append({"submit": 10.0 * k, "runtimes": table, "requested": 4 if k % 2 == 0 else 3})
+    return parse_jobs(jobs, 12)
+
+
+def job_sets() -> list[tuple[str, MoldableJobSet, int, float]]:
+    cirne = CirneWorkload(arrival_interval=150.0).sample(np.random.default_rng(2), 120, 32)
+    return [
+        ("table1", parse_jobs(TABLE1, 3), 3, 10.0),
+        ("mixed", mixed_jobs(), 4, 300.0),
+        ("cirne-window-8", cirne, 8, 150.0),
+        ("cirne-window-1", cirne, 1, 150.0),
+    ]
+
+
+def choose(mask: np.ndarray, rng: np.random.Generator, wait_bias: float) -> int:
+    """A random allowed action; waits with probability ``wait_bias`` when waiting is allowed."""
+    if mask[-1] and rng.random() < wait_bias:
+        return mask.size - 1
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def assert_same_view(fast: FastCore, reference: ReferenceCore) -> None:
+    a, b = fast.view(), reference.view()
+    for field in dataclasses.fields(a):
+        x, y = getattr(a, field.name), getattr(b, field.name)
+        if isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and not x.flags.writeable, field.name
+            np.testing.assert_array_equal(x, y, err_msg=field.name)
+        else:
+            assert x == y, field.name
+
+
+@pytest.mark.parametrize("wait_bias", [0.0, 0.3, 0.8])
+@pytest.mark.parametrize("case", range(4))
+def test_fast_core_matches_the_reference_step_by_step(case: int, wait_bias: float) -> None:
+    name, jobs, max_jobs, scale = job_sets()[case]
+    fast, reference = FastCore(jobs, max_jobs, scale), ReferenceCore(jobs, max_jobs, scale)
+    rng = np.random.default_rng(case)
+    steps = 0
+    while True:
+        # Dynamics are the same arithmetic in the same order: exact. The observation's log1p and sums
+        # (numpy's pairwise sum vs a loop) may differ in the last bit of float64: float32 rounding.
+        np.testing.assert_allclose(fast.observation(), reference.observation(), rtol=1e-6, atol=0, err_msg=name)
+        np.testing.assert_array_equal(fast.mask, reference.mask, err_msg=name)
+        assert (fast.time, fast.n_queued, fast.n_running, fast.free, fast.window_size, fast.done) == (
+            reference.time, reference.n_queued, reference.n_running, reference.free, reference.window_size,
+            reference.done,
+        )  # fmt: skip
+        assert fast.total_objective == reference.total_objective
+        assert_same_view(fast, reference)
+        if reference.done:
+            break
+        action = choose(reference.mask, rng, wait_bias)
+        a, b = fast.apply(action), reference.apply(action)
+        assert (a.elapsed, a.accrued_objective) == (b.elapsed, b.accrued_objective)
+        assert a.completed == b.completed
+        steps += 1
+    assert reference.sim.state.n_completed == jobs.n_jobs and steps >= jobs.n_jobs
+
+
+def test_runtime_rows_and_features_equal_the_job_sets_exactly() -> None:
+    """Rows computed at arrival in the kernel are bit-identical to ``MoldableJobSet.runtime_rows``."""
+    rng = np.random.default_rng(0)
+    n, m = 400, 64
+    A = np.concatenate([rng.uniform(1, m, n - 4), [1.0, 1.5, 32.0, 64.0]])
+    sigma = rng.choice([0.0, 0.25, 1.0, 1.5, 2.0, 3.0, 10.0], n)
+    jobs = downey_jobs(np.zeros(n), rng.uniform(1, 1e5, n), A, sigma, m)
+    fast, reference = FastCore(jobs, 8, 1.0), ReferenceCore(jobs, 8, 1.0)
+    a, b = fast.view(), reference.view()
+    np.testing.assert_array_equal(a.queue_runtime, b.queue_runtime)
+    np.testing.assert_array_equal(a.queue_n_min, b.queue_n_min)
+    assert a.queue_runtime.shape == (n, m)
+
+
+def test_fast_core_refuses_what_does_not_fit_and_changes_nothing() -> None:
+    jobs = parse_jobs(TABLE1, 3)
+    core = FastCore(jobs, 3, 10.0)
+    before_obs, before_mask, before_view = core.observation(), core.mask.copy(), core.view()
+    # count 3 is not in the tables; slot 3 is outside the window; waiting cannot move time; out of range
+    for action in (2, 9, core.mask.size - 1, -5, core.mask.size):
+        with pytest.raises(ValueError, match="does not fit"):
+            core.apply(action)
+    np.testing.assert_array_equal(core.observation(), before_obs)
+    np.testing.assert_array_equal(core.mask, before_mask)
+    after = core.view()
+    np.testing.assert_array_equal(after.queue_job, before_view.queue_job)
+    assert (after.time, after.free) == (before_view.time, before_view.free)
+
+
+def test_env_runs_the_fast_core_with_the_references_trajectory() -> None:
+    """The env (fast core) gives the reference core's rewards and records under a baseline."""
+    from baselines.moldable import POLICIES
+
+    env = MoldableEnv(n_procs=16, n_jobs=40, arrival_interval=100.0, max_jobs=6)
+    policy = POLICIES["sbmfair-easy"]()
+    obs, info = env.reset(seed=4)
+    policy.reset(env)
+    reference = ReferenceCore(env.job_set, env.max_jobs, env.time_scale)
+    done = False
+    while not done:
+        action = policy.act(obs, env)
+        obs, reward, done, _, info = env.step(action)
+        outcome = reference.apply(action)
+        assert reward == -outcome.accrued_objective and info["completed"] == outcome.completed
+        np.testing.assert_allclose(obs, reference.observation(), rtol=1e-6, atol=0)
+    assert reference.done and len(env.records) == 40
