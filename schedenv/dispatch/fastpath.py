@@ -97,8 +97,15 @@ class DispatchFastRun(FastRun):
             raise ValueError("records need a run with keep_completions=True")
         assert self.wasted is not None and self.queueing is not None
         assert self.runs is not None and self.final_host is not None
-        columns = (self.arrival_times, self.sizes, self.completion, self.runs, self.final_host)
-        columns += (self.wasted, self.queueing)
+        columns = [
+            self.arrival_times,
+            self.sizes,
+            self.completion,
+            self.runs,
+            self.final_host,
+            self.wasted,
+            self.queueing,
+        ]
         return [
             DispatchRecord(j, a, x, c, (c - a) / x, (h,) if r == 1 else tuple(range(r)), w, q)
             for j, (a, x, c, r, h, w, q) in enumerate(zip(*(column.tolist() for column in columns), strict=True))

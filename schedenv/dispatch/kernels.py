@@ -19,6 +19,7 @@ State of one copy (the batched env stacks B of them on a leading axis; ``Dispatc
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numba
 import numpy as np
@@ -461,8 +462,8 @@ def step_rows(
     no_f, no_i = np.empty((3, 0)), np.empty((2, 0), dtype=np.int64)
     for r in range(rows.size):
         i = rows[r]
-        dispatch(actions[i] // n_limits, actions[i] % n_limits, jf[i], ji[i], hf[i], hi[i], qs[i], si[i], sf[i],
-                 limits, per_size, waiting)  # fmt: skip
+        destination, limit = divmod(actions[i], n_limits)
+        dispatch(destination, limit, jf[i], ji[i], hf[i], hi[i], qs[i], si[i], sf[i], limits, per_size, waiting)
         si[i, STEPS] += 1
         begin_step(sf[i])
         status = advance(
@@ -470,24 +471,9 @@ def step_rows(
             arrivals[i], sizes[i], np.inf, 0, no_f, no_i,
         )  # fmt: skip
         _after_step(
-            i,
-            status,
-            jf,
-            ji,
-            hf,
-            hi,
-            qs,
-            si,
-            sf,
-            obs,
-            n_limits,
-            arrivals.shape[1],
-            max_jobs,
-            scale,
-            known,
-            out_i,
-            out_f,
-        )
+            i, status, jf, ji, hf, hi, qs, si, sf, obs, n_limits, arrivals.shape[1],
+            max_jobs, scale, known, out_i, out_f,
+        )  # fmt: skip
 
 
 @numba.njit(cache=True)
@@ -505,24 +491,9 @@ def reset_rows(
             arrivals[i], sizes[i], np.inf, 0, no_f, no_i,
         )  # fmt: skip
         _after_step(
-            i,
-            status,
-            jf,
-            ji,
-            hf,
-            hi,
-            qs,
-            si,
-            sf,
-            obs,
-            limits.size,
-            arrivals.shape[1],
-            max_jobs,
-            scale,
-            known,
-            out_i,
-            out_f,
-        )
+            i, status, jf, ji, hf, hi, qs, si, sf, obs, limits.size, arrivals.shape[1],
+            max_jobs, scale, known, out_i, out_f,
+        )  # fmt: skip
 
 
 class DispatchArrays:
@@ -546,7 +517,7 @@ class DispatchArrays:
         """Job slots per copy."""
         return int(self.ji.shape[2])
 
-    def views(self, index: int | slice) -> tuple[np.ndarray, ...]:
+    def views(self, index: int | slice) -> tuple[Any, Any, Any, Any, Any, Any, Any, Any]:
         """The arrays of copy ``index`` (or of the copies a slice selects), in ``advance``'s order."""
         return (
             self.jf[index], self.ji[index], self.hf[index], self.hi[index],

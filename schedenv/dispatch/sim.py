@@ -143,6 +143,8 @@ class DispatchSim:
 
     def __init__(self, params: DispatchParams) -> None:
         self.params = params
+        self.n_jobs = params.n_jobs
+        """Jobs in the episode (``params.n_jobs``)."""
         h = params.n_hosts
         self.limits: list[float] = [float(s) for s in params.time_limits]
         self.time = 0.0
@@ -165,7 +167,7 @@ class DispatchSim:
     @property
     def done(self) -> bool:
         """Every job has arrived and completed."""
-        return self.next_arrival >= self.params.n_jobs and not self.present
+        return self.next_arrival >= self.n_jobs and not self.present
 
     def dispatch(self, destination: int, limit: int) -> None:
         """Send the pending job to host ``destination`` (or the central queue if it equals n_hosts).
@@ -239,16 +241,16 @@ class DispatchSim:
         if self.pending is not None:
             raise RuntimeError("a job is waiting for a decision; call dispatch() first")
         params = self.params
-        n_jobs = params.n_jobs
+        n_jobs, arrivals = self.n_jobs, params.arrivals
         start = self.time
         accrued = 0.0
         completed: list[DispatchRecord] = []
         run_end = self.run_end
         while True:
-            t_arrival = float(params.arrivals[self.next_arrival]) if self.next_arrival < n_jobs else math.inf
+            t_arrival = arrivals.item(self.next_arrival) if self.next_arrival < n_jobs else math.inf
             t_host = min(run_end)
             host = run_end.index(t_host)
-            t_next = min(t_arrival, t_host)
+            t_next = t_host if t_host < t_arrival else t_arrival
             if t_next == math.inf:
                 return Outcome(self.time - start, accrued, completed, False)
             accrued += self.weight * (t_next - self.time)
@@ -266,7 +268,7 @@ class DispatchSim:
                 return Outcome(self.time - start, accrued, completed, True)
             index = self.next_arrival
             self.next_arrival += 1
-            job = Job(index, t_arrival, float(params.sizes[index]))
+            job = Job(index, t_arrival, params.sizes.item(index))
             self.present[index] = job
             self.weight += 1.0 / job.size if self._per_size else 1.0
             self.pending = job

@@ -70,7 +70,7 @@ class DispatchVectorEnv(VectorEnv):
         n = int(template.jobs[1].size) if template.jobs is not None else template.n_arrivals
         self._arrival_times, self._sizes = np.zeros((b, n)), np.zeros((b, n))
         self._state = DispatchArrays(b, template.n_hosts, self._bounds.size + 1, min(INITIAL_CAPACITY, n + 1))
-        self._obs = np.zeros((b, template.observation_space.shape[0]), dtype=np.float32)
+        self._obs = np.zeros((b, template._pending_start + template._pending_features + 4), dtype=np.float32)
         self._out_i = np.zeros((b, 3), dtype=np.int64)
         """Per copy: mask row (largest exceeded limit index + 1), queued jobs outside the windows, terminated."""
         self._rewards = np.zeros(b)
