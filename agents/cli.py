@@ -30,9 +30,22 @@ def add_train_parser(commands: Any) -> None:
     tr.add_argument("--env", default=None, help="env id, e.g. schedenv/Malleable-v0 (not needed with --resume)")
     tr.add_argument("--env-kwargs", default=None, help="JSON env arguments, e.g. '{\"n_jobs\": 8}'")
     tr.add_argument("--algo", default=None, help=f"one of {', '.join(ALGORITHMS)} (default: the config's, else ppo)")
-    tr.add_argument("--config", default=None, help="YAML config (default: agents/configs/<family>_<algo>.yaml)")
+    tr.add_argument(
+        "--config",
+        action="append",
+        default=None,
+        help="YAML config (default: agents/configs/<family>_<algo>.yaml); repeat it to sweep over configs",
+    )
     tr.add_argument("--timesteps", type=int, default=None, help="total env steps (a resumed run continues to it)")
     tr.add_argument("--seed", type=int, default=None, help="seed of the model and the training envs")
+    tr.add_argument(
+        "--seeds",
+        default=None,
+        help="a sweep: comma-separated seeds, one run per (config, seed) in OUT/<config>-seed<S>",
+    )
+    tr.add_argument("--backend", default="local", help="sweep backend: local (process pool) or ray")
+    tr.add_argument("--workers", type=int, default=1, help="sweep: runs trained at once")
+    tr.add_argument("--address", default=None, help="sweep with --backend ray: address of an existing Ray cluster")
     tr.add_argument("--out", required=True, help="run folder: model, checkpoints, config, TensorBoard logs")
     tr.add_argument("--resume", action="store_true", help="continue the run in --out from its newest checkpoint")
     tr.set_defaults(run=train_command)
@@ -67,16 +80,48 @@ def train_command(args: argparse.Namespace) -> int:
     for name in ("timesteps", "seed"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
+    if args.seeds is not None:
+        return _sweep_command(args, overrides)
+    if args.config is not None and len(args.config) > 1:
+        raise SystemExit("several --config values make a sweep: give --seeds too")
+    config_path = args.config[0] if args.config else None
     resuming = args.resume and (Path(args.out) / CONFIG).is_file()
-    if resuming and args.config is not None:
+    if resuming and config_path is not None:
         raise SystemExit(f"--config cannot change the resumed run in {args.out}; it continues with its saved config")
     if not resuming and "env_id" not in overrides:
         raise SystemExit("schedenv train: --env is required (unless --resume continues a run in --out)")
 
     from agents.train import resolve_config, resume_config, train
 
-    config = resume_config(args.out, overrides) if resuming else resolve_config(args.config, overrides)
+    config = resume_config(args.out, overrides) if resuming else resolve_config(config_path, overrides)
     train(config, args.out, resume=args.resume)
+    return 0
+
+
+def _sweep_command(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    """``schedenv train --seeds ...``: one run per (config, seed), on the chosen backend."""
+    from agents.sweep import sweep
+
+    if args.seed is not None:
+        raise SystemExit("give either --seed (one run) or --seeds (a sweep), not both")
+    try:
+        seeds = [int(seed) for seed in args.seeds.split(",") if seed.strip()]
+    except ValueError as error:
+        raise SystemExit(f"--seeds={args.seeds!r} is not allowed; give comma-separated integers, e.g. 0,1,2") from error
+    if "env_id" not in overrides and not args.resume:
+        raise SystemExit("schedenv train: --env is required for a sweep")
+    results = sweep(
+        args.config or [None],
+        seeds,
+        overrides,
+        args.out,
+        backend=args.backend,
+        workers=args.workers,
+        address=args.address,
+        resume=args.resume,
+    )
+    for summary in results:
+        print(f"{summary['out']}: {summary['seconds']:.1f} s, last evaluation {summary['last_evaluation']}")
     return 0
 
 

@@ -2,9 +2,10 @@
 
 Sections: (1) env steps/s of every registered env through ``gym.make``, as ratios to CartPole-v1;
 (2) the M/M/8 FCFS reference at rho = 0.9: Ciw and SimPy against ``schedenv.mmk`` (events/s, ratios,
-simulated mean response time against Erlang-C); (3) fast-path events/s per family
-(``schedenv.fastpath``; the multiserver family's own ``run_fast``); (4) the native batched Malleable
-env (``gym.make_vec``) at B copies, as a ratio to the single env; (5) PPO samples/s on one env.
+simulated mean response time against Erlang-C), and the same queue as Dispatch-v0's central queue
+through its fast path; (3) fast-path events/s per family (``schedenv.fastpath``; the multiserver
+family's own ``run_fast``); (4) the native batched Malleable and Dispatch envs (``gym.make_vec``) at B
+copies, next to the single env; (5) PPO samples/s on one env.
 
 The reference is Gymnasium's CartPole-v1 (a few float operations per step, so it measures the wrapper
 floor of ``gym.make``). Each env is stepped with trivial valid actions: the first unmasked action for
@@ -38,6 +39,7 @@ from schedenv.reporting import markdown_table, provenance
 
 MMK_SERVERS, MMK_LOAD = 8, 0.9
 MALLEABLE = "schedenv/Malleable-v0"
+DISPATCH = "schedenv/Dispatch-v0"
 
 CASES: dict[str, dict[str, Any]] = {
     "schedenv/Malleable-v0 (M = 64, offline)": {"id": "schedenv/Malleable-v0", "n_jobs": 64, "max_jobs": 64},
@@ -104,7 +106,24 @@ def mmk_section(quick: bool) -> dict[str, dict[str, float]]:
         ):
             mean, rate = function(lam, mu, MMK_SERVERS, jobs, 1)
             rows[label] = {"events_per_second": rate, "mean_response_time": mean, "jobs": float(jobs)}
+    rows.update(dispatch_mmk(quick))
     return rows
+
+
+def dispatch_mmk(quick: bool) -> dict[str, dict[str, float]]:
+    """The same M/M/8 as Dispatch-v0's central queue through its compiled fast path (workload draw included)."""
+    from schedenv.workloads import Exponential
+
+    kwargs = {"n_hosts": MMK_SERVERS, "load": MMK_LOAD, "size_dist": Exponential(1.0), "objective": "response_time"}
+    run_fast(DISPATCH, "central-queue", 0, n_arrivals=1000, **kwargs)  # compile outside the timing
+    run = run_fast(DISPATCH, "central-queue", 1, n_arrivals=10**6 if quick else 10**7, **kwargs)
+    return {
+        "Dispatch-v0 central-queue (schedenv.fastpath)": {
+            "events_per_second": run.n_events / run.seconds,
+            "mean_response_time": run.metrics["mean_response_time"],
+            "jobs": run.metrics["n_completed"],
+        }
+    }
 
 
 def fastpath_section(quick: bool) -> dict[str, float]:
@@ -118,6 +137,10 @@ def fastpath_section(quick: bool) -> dict[str, float]:
             label = f"Malleable {policy}, load 0.9, {n:.0e} arrivals" + (", env window" if emulate else ", no window")
             results[label] = run.n_events / run.seconds
     results.update(multiserver_fastpath(n))
+    for policy in ("central-queue", "tags-slowdown"):
+        run_fast(DISPATCH, policy, 0, n_arrivals=1000)  # compile outside the timing
+        run = run_fast(DISPATCH, policy, 1, n_arrivals=n)
+        results[f"Dispatch {policy}, defaults (2 hosts, load 0.5), {n:.0e} arrivals"] = run.n_events / run.seconds
     return results
 
 
@@ -154,6 +177,15 @@ def batched_section(seconds: float, num_envs: int) -> dict[str, float]:
             steps += num_envs
         results[f"Malleable {label}: single env (gym.make)"] = single
         results[f"Malleable {label}: batched, B = {num_envs}"] = steps / (time.perf_counter() - start)
+    single = steps_per_second(DISPATCH, seconds)
+    venv = gym.make_vec(DISPATCH, num_envs=num_envs)
+    venv.reset(seed=0)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:  # the first valid action of each copy, as ``trivial_action``
+        venv.step(venv.unwrapped.action_masks().argmax(axis=1))
+        steps += num_envs
+    results["Dispatch defaults: single env (gym.make)"] = single
+    results[f"Dispatch defaults: batched, B = {num_envs}"] = steps / (time.perf_counter() - start)
     return results
 
 

@@ -224,6 +224,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self._observation_format = f"={length}f"
         self._empty_slot = [0.0] * self._slot_features
         self._empty_window = self._empty_slot * self.max_jobs
+        self._limit_feature = [(limit + 1) / self.n_limits for limit in range(-1, self.n_limits)]
+        """(l + 1) / L, indexed by l + 1 (l = -1 is "none")."""
         self.n_actions = (self.n_hosts + 1) * self.n_limits
         self.action_space = spaces.Discrete(self.n_actions)
         limit_ok = np.arange(self.n_limits)[None, :] > np.arange(-1, self.n_limits - 1)[:, None]
@@ -341,7 +343,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     def _observation(self, sim: DispatchSim | None = None) -> np.ndarray:
         if sim is None:
             sim = self.sim
-        now, scale, n_limits = sim.time, self.scale, self.n_limits
+        now, scale, feature = sim.time, self.scale, self._limit_feature
         known, max_jobs, log1p = self.size_known, self.max_jobs, math.log1p
         values: list[float] = []
         work = sim.host_work() if known else []
@@ -351,7 +353,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
                 values += (0.0, log1p(len(queues[host])), 0.0, 0.0)
             else:
                 elapsed = (now - run_start[host]) / scale
-                values += (1.0, log1p(len(queues[host])), log1p(elapsed), (job.limit + 1) / n_limits)
+                values += (1.0, log1p(len(queues[host])), log1p(elapsed), feature[job.limit + 1])
             if known:
                 values.append(log1p(work[host] / scale))
         values.append(log1p(len(sim.central)))
@@ -365,8 +367,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
             for job in islice(queue, shown):
                 values += (
                     1.0,
-                    (job.limit + 1) / n_limits,
-                    (job.exceeded + 1) / n_limits,
+                    feature[job.limit + 1],
+                    feature[job.exceeded + 1],
                     log1p((now - job.arrival) / scale),
                 )
                 if known:
@@ -380,7 +382,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
             hosts = pending.hosts
             values += (
                 log1p((now - pending.arrival) / scale),
-                (pending.exceeded + 1) / n_limits,
+                feature[pending.exceeded + 1],
                 log1p(len(hosts)),
                 (hosts[-1] + 1) / self.n_hosts if hosts else 0.0,
             )
