@@ -12,7 +12,7 @@ $(BIN)/activate:
 # is already satisfied and pip does not fetch a multi-GB CUDA build.
 $(VENV)/.installed: pyproject.toml | $(BIN)/activate
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[rl,dev]'
+	$(BIN)/pip install --quiet -e '.[rl,dist,dev]'
 	touch $@
 
 install: $(VENV)/.installed
