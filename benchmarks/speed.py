@@ -182,7 +182,7 @@ def batched_section(seconds: float, num_envs: int) -> dict[str, float]:
     venv.reset(seed=0)
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:  # the first valid action of each copy, as ``trivial_action``
-        venv.step(venv.unwrapped.action_masks().argmax(axis=1))
+        venv.step(venv.unwrapped.action_masks().view(np.bool_).argmax(axis=1))  # bool argmax: 15x int8's
         steps += num_envs
     results["Dispatch defaults: single env (gym.make)"] = single
     results[f"Dispatch defaults: batched, B = {num_envs}"] = steps / (time.perf_counter() - start)

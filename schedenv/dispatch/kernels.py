@@ -8,9 +8,9 @@ simulator's. ``sim.py`` stays the specification; ``tests/perf`` compares the two
 
 State of one copy (the batched env stacks B of them on a leading axis; ``DispatchArrays``):
 
-- a pool of job slots: ``jf[ARRIVAL|SIZE|WASTED|QUEUEING|ENQUEUED, slot]`` (float64) and
-  ``ji[JOB_ID|LIMIT|EXCEEDED|RUNS|LAST_HOST|NEXT, slot]`` (int64; ``JOB_ID`` -1 marks a free slot,
-  ``NEXT`` links the FCFS queues and the free list);
+- a pool of job slots: ``jf[slot, ARRIVAL|SIZE|WASTED|QUEUEING|ENQUEUED]`` (float64) and
+  ``ji[slot, JOB_ID|LIMIT|EXCEEDED|RUNS|LAST_HOST|NEXT]`` (int64; ``JOB_ID`` -1 marks a free slot,
+  ``NEXT`` links the FCFS queues and the free list); a job's fields share a cache line;
 - hosts: ``hf[RUN_START|RUN_END|QUEUED_WORK|BUSY|FINAL_COUNT|FINAL_SUM, host]`` and ``hi[host]``, the
   running slot (-1 idle); queues ``qs[HEAD|TAIL|LENGTH, q]`` for hosts 0..h-1 and the central queue h;
 - counters ``si`` and sums ``sf`` (indices below), and ``ct[COUNT|SUM, size class]``.
@@ -48,16 +48,16 @@ def fsum_counted(jf, ji, hi, limits, waiting, skip, n_present):
     """``math.fsum`` of 1/x over the counted present jobs but ``skip`` (CPython's exactly rounded algorithm)."""
     partials = np.empty(96)
     n, seen = 0, 1
-    for slot in range(ji.shape[1]):
+    for slot in range(ji.shape[0]):
         if seen == n_present:
             break
-        if ji[JOB_ID, slot] < 0 or slot == skip:
+        if ji[slot, JOB_ID] < 0 or slot == skip:
             continue
         seen += 1
-        final_run = ji[RUNS, slot] > 0 and hi[ji[LAST_HOST, slot]] == slot
-        if waiting and final_run and jf[SIZE, slot] <= limits[ji[LIMIT, slot]]:
+        final_run = ji[slot, RUNS] > 0 and hi[ji[slot, LAST_HOST]] == slot
+        if waiting and final_run and jf[slot, SIZE] <= limits[ji[slot, LIMIT]]:
             continue
-        x = 1.0 / jf[SIZE, slot]
+        x = 1.0 / jf[slot, SIZE]
         i = 0
         for j in range(n):
             y = partials[j]
@@ -109,7 +109,7 @@ def _uncount(slot, jf, ji, hi, si, sf, limits, per_size, waiting):
         sf[WEIGHT] -= 1.0
         return
     before = sf[WEIGHT]
-    sf[WEIGHT] -= 1.0 / jf[SIZE, slot]
+    sf[WEIGHT] -= 1.0 / jf[slot, SIZE]
     if sf[WEIGHT] < 1e-4 * before:
         sf[WEIGHT] = fsum_counted(jf, ji, hi, limits, waiting, slot, si[N_PRESENT])
 
@@ -118,24 +118,24 @@ def _uncount(slot, jf, ji, hi, si, sf, limits, per_size, waiting):
 def _start(host, slot, jf, ji, hf, hi, si, sf, limits, per_size, waiting):
     """``DispatchSim._start``."""
     now = sf[TIME]
-    jf[QUEUEING, slot] += now - jf[ENQUEUED, slot]
-    ji[RUNS, slot] += 1
-    ji[LAST_HOST, slot] = host
+    jf[slot, QUEUEING] += now - jf[slot, ENQUEUED]
+    ji[slot, RUNS] += 1
+    ji[slot, LAST_HOST] = host
     hi[host] = slot
     hf[RUN_START, host] = now
-    limit = limits[ji[LIMIT, slot]]
-    hf[RUN_END, host] = now + min(jf[SIZE, slot], limit)
-    if waiting and jf[SIZE, slot] <= limit:
+    limit = limits[ji[slot, LIMIT]]
+    hf[RUN_END, host] = now + min(jf[slot, SIZE], limit)
+    if waiting and jf[slot, SIZE] <= limit:
         _uncount(slot, jf, ji, hi, si, sf, limits, per_size, waiting)
 
 
 @numba.njit(cache=True, inline="always")
 def _push(queue, slot, ji, qs):
-    ji[NEXT, slot] = -1
+    ji[slot, NEXT] = -1
     if qs[LENGTH, queue] == 0:
         qs[HEAD, queue] = slot
     else:
-        ji[NEXT, qs[TAIL, queue]] = slot
+        ji[qs[TAIL, queue], NEXT] = slot
     qs[TAIL, queue] = slot
     qs[LENGTH, queue] += 1
 
@@ -143,7 +143,7 @@ def _push(queue, slot, ji, qs):
 @numba.njit(cache=True, inline="always")
 def _pop(queue, ji, qs):
     slot = qs[HEAD, queue]
-    qs[HEAD, queue] = ji[NEXT, slot]
+    qs[HEAD, queue] = ji[slot, NEXT]
     qs[LENGTH, queue] -= 1
     return slot
 
@@ -154,8 +154,8 @@ def dispatch(destination, limit, jf, ji, hf, hi, qs, si, sf, limits, per_size, w
     slot = si[PENDING]
     si[PENDING] = -1
     n_hosts = hi.size
-    ji[LIMIT, slot] = limit
-    jf[ENQUEUED, slot] = sf[TIME]
+    ji[slot, LIMIT] = limit
+    jf[slot, ENQUEUED] = sf[TIME]
     if destination == n_hosts:
         for host in range(n_hosts):
             if hi[host] < 0:
@@ -166,7 +166,7 @@ def dispatch(destination, limit, jf, ji, hf, hi, qs, si, sf, limits, per_size, w
         _start(destination, slot, jf, ji, hf, hi, si, sf, limits, per_size, waiting)
     else:
         _push(destination, slot, ji, qs)
-        hf[QUEUED_WORK, destination] += min(jf[SIZE, slot], limits[limit])
+        hf[QUEUED_WORK, destination] += min(jf[slot, SIZE], limits[limit])
 
 
 @numba.njit(cache=True, inline="always")
@@ -174,7 +174,7 @@ def _next_for(host, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting):
     """``DispatchSim._next_for``: own queue first, then the central queue, else idle."""
     if qs[LENGTH, host] > 0:
         slot = _pop(host, ji, qs)
-        hf[QUEUED_WORK, host] -= min(jf[SIZE, slot], limits[ji[LIMIT, slot]])
+        hf[QUEUED_WORK, host] -= min(jf[slot, SIZE], limits[ji[slot, LIMIT]])
         if qs[LENGTH, host] == 0:
             hf[QUEUED_WORK, host] = 0.0
         _start(host, slot, jf, ji, hf, hi, si, sf, limits, per_size, waiting)
@@ -188,20 +188,20 @@ def _next_for(host, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting):
 @numba.njit(cache=True, inline="always")
 def _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, waiting, done_f, done_i):
     """``DispatchSim._complete`` and ``EpisodeTally.add``, in their order of operations."""
-    size, arrival, now = jf[SIZE, slot], jf[ARRIVAL, slot], sf[TIME]
+    size, arrival, now = jf[slot, SIZE], jf[slot, ARRIVAL], sf[TIME]
     hf[BUSY, host] += size
     if not waiting:
         _uncount(slot, jf, ji, hi, si, sf, limits, per_size, waiting)
-    job_id = ji[JOB_ID, slot]
-    ji[JOB_ID, slot] = -1
-    ji[NEXT, slot] = si[FREE_HEAD]
+    job_id = ji[slot, JOB_ID]
+    ji[slot, JOB_ID] = -1
+    ji[slot, NEXT] = si[FREE_HEAD]
     si[FREE_HEAD] = slot
     si[N_PRESENT] -= 1
     if si[N_PRESENT] == 0:
         sf[WEIGHT] = 0.0
     slowdown = (now - arrival) / size
     response = now - arrival
-    queueing, wasted = jf[QUEUEING, slot], jf[WASTED, slot]
+    queueing, wasted = jf[slot, QUEUEING], jf[slot, WASTED]
     si[N_COMPLETED] += 1
     sf[RESPONSE] += response
     sf[WAITING] += response - size
@@ -211,7 +211,7 @@ def _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, 
     sf[QUEUEING_SLOWDOWN] += queueing / size
     sf[WASTED_SUM] += wasted
     sf[WORK] += size
-    si[KILLS] += ji[RUNS, slot] - 1
+    si[KILLS] += ji[slot, RUNS] - 1
     sf[FIRST_ARRIVAL] = min(sf[FIRST_ARRIVAL], arrival)
     hf[FINAL_COUNT, host] += 1.0
     hf[FINAL_SUM, host] += slowdown
@@ -220,7 +220,7 @@ def _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, 
     ct[SUM, size_class] += slowdown
     if done_f.shape[1]:
         done_f[0, job_id], done_f[1, job_id], done_f[2, job_id] = now, wasted, queueing
-        done_i[0, job_id], done_i[1, job_id] = ji[RUNS, slot], host
+        done_i[0, job_id], done_i[1, job_id] = ji[slot, RUNS], host
 
 
 @numba.njit(cache=True, inline="always")
@@ -254,29 +254,29 @@ def advance(
         sf[TIME] = t_next
         if t_host <= t_arrival:
             slot = hi[host]
-            if jf[SIZE, slot] <= limits[ji[LIMIT, slot]]:
+            if jf[slot, SIZE] <= limits[ji[slot, LIMIT]]:
                 _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, waiting, done_f, done_i)
                 _next_for(host, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting)
                 continue
-            limit = limits[ji[LIMIT, slot]]
-            jf[WASTED, slot] += limit
-            ji[EXCEEDED, slot] = ji[LIMIT, slot]
+            limit = limits[ji[slot, LIMIT]]
+            jf[slot, WASTED] += limit
+            ji[slot, EXCEEDED] = ji[slot, LIMIT]
             hf[BUSY, host] += limit
             si[KILL_EVENTS] += 1
             _next_for(host, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting)
             si[PENDING], si[KILLED] = slot, 1
             return DECISION
         slot = si[FREE_HEAD]
-        si[FREE_HEAD] = ji[NEXT, slot]
+        si[FREE_HEAD] = ji[slot, NEXT]
         size = sizes[nxt]
-        ji[JOB_ID, slot], ji[LIMIT, slot], ji[EXCEEDED, slot], ji[RUNS, slot], ji[LAST_HOST, slot] = (
+        ji[slot, JOB_ID], ji[slot, LIMIT], ji[slot, EXCEEDED], ji[slot, RUNS], ji[slot, LAST_HOST] = (
             id_offset + nxt,
             -1,
             -1,
             0,
             -1,
         )
-        jf[ARRIVAL, slot], jf[SIZE, slot], jf[WASTED, slot], jf[QUEUEING, slot], jf[ENQUEUED, slot] = (
+        jf[slot, ARRIVAL], jf[slot, SIZE], jf[slot, WASTED], jf[slot, QUEUEING], jf[slot, ENQUEUED] = (
             t_arrival,
             size,
             0.0,
@@ -309,14 +309,14 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
     if policy == CENTRAL_QUEUE:
         return n_hosts, last
     if policy == RANDOM:
-        return choices[ji[JOB_ID, slot] - id_offset], last
+        return choices[ji[slot, JOB_ID] - id_offset], last
     if policy == ROUND_ROBIN:
         si[COUNTER] += 1
         return (si[COUNTER] - 1) % n_hosts, last
     if policy == SITA_E:
-        return bisect_left(cutoffs, jf[SIZE, slot]), last
+        return bisect_left(cutoffs, jf[slot, SIZE]), last
     if policy == TAGS:
-        attempt = ji[RUNS, slot]
+        attempt = ji[slot, RUNS]
         return attempt, tags_limits[attempt]
     best, best_key = 0, np.inf
     for host in range(n_hosts):
@@ -339,11 +339,11 @@ def begin_step(sf):
 @numba.njit(cache=True)
 def clear(jf, ji, hf, hi, qs, si, sf, ct):
     """An empty copy at time 0: every slot free (linked in order), hosts idle, tallies zero."""
-    capacity = ji.shape[1]
+    capacity = ji.shape[0]
     jf[:] = 0.0
     ji[:] = -1
     for slot in range(capacity - 1):
-        ji[NEXT, slot] = slot + 1
+        ji[slot, NEXT] = slot + 1
     hf[:] = 0.0
     hf[RUN_END] = np.inf
     hi[:] = -1
@@ -394,7 +394,7 @@ def observe(obs, jf, ji, hf, hi, qs, si, sf, n_limits, max_jobs, scale, known, n
         else:
             obs[pos] = 1.0
             obs[pos + 2] = math.log1p((now - hf[RUN_START, host]) / scale)
-            obs[pos + 3] = (ji[LIMIT, running] + 1) / n_limits
+            obs[pos + 3] = (ji[running, LIMIT] + 1) / n_limits
         pos += 4
         if known:
             obs[pos] = math.log1p(host_work(host, hf, hi, now) / scale)
@@ -409,13 +409,13 @@ def observe(obs, jf, ji, hf, hi, qs, si, sf, n_limits, max_jobs, scale, known, n
         slot = qs[HEAD, queue]
         for _ in range(shown):
             obs[pos] = 1.0
-            obs[pos + 1] = (ji[LIMIT, slot] + 1) / n_limits
-            obs[pos + 2] = (ji[EXCEEDED, slot] + 1) / n_limits
-            obs[pos + 3] = math.log1p((now - jf[ARRIVAL, slot]) / scale)
+            obs[pos + 1] = (ji[slot, LIMIT] + 1) / n_limits
+            obs[pos + 2] = (ji[slot, EXCEEDED] + 1) / n_limits
+            obs[pos + 3] = math.log1p((now - jf[slot, ARRIVAL]) / scale)
             if known:
-                obs[pos + 4] = math.log1p(jf[SIZE, slot] / scale)
+                obs[pos + 4] = math.log1p(jf[slot, SIZE] / scale)
             pos += width
-            slot = ji[NEXT, slot]
+            slot = ji[slot, NEXT]
         obs[pos : pos + width * (max_jobs - shown)] = 0.0
         pos += width * (max_jobs - shown)
         outside += length - shown
@@ -423,13 +423,13 @@ def observe(obs, jf, ji, hf, hi, qs, si, sf, n_limits, max_jobs, scale, known, n
     if pending < 0:
         obs[pos : pos + width] = 0.0
     else:
-        runs = ji[RUNS, pending]
-        obs[pos] = math.log1p((now - jf[ARRIVAL, pending]) / scale)
-        obs[pos + 1] = (ji[EXCEEDED, pending] + 1) / n_limits
+        runs = ji[pending, RUNS]
+        obs[pos] = math.log1p((now - jf[pending, ARRIVAL]) / scale)
+        obs[pos + 1] = (ji[pending, EXCEEDED] + 1) / n_limits
         obs[pos + 2] = math.log1p(runs)
-        obs[pos + 3] = (ji[LAST_HOST, pending] + 1) / n_hosts if runs else 0.0
+        obs[pos + 3] = (ji[pending, LAST_HOST] + 1) / n_hosts if runs else 0.0
         if known:
-            obs[pos + 4] = math.log1p(jf[SIZE, pending] / scale)
+            obs[pos + 4] = math.log1p(jf[pending, SIZE] / scale)
     pos += width
     obs[pos] = math.log1p(si[N_PRESENT])
     obs[pos + 1] = math.log1p(outside)
@@ -443,7 +443,7 @@ def _after_step(i, status, jf, ji, hf, hi, qs, si, sf, obs, n_limits, n_jobs, ma
     """Observation, mask row, outside count and flags of copy ``i`` after ``advance`` returned ``status``."""
     outside = observe(obs[i], jf[i], ji[i], hf[i], hi[i], qs[i], si[i], sf[i], n_limits, max_jobs, scale, known, n_jobs)
     pending = si[i, PENDING]
-    out_i[i, 0] = ji[i, EXCEEDED, pending] + 1 if pending >= 0 else 0
+    out_i[i, 0] = ji[i, pending, EXCEEDED] + 1 if pending >= 0 else 0
     out_i[i, 1] = outside
     out_i[i, 2] = status == END
     out_f[i] = -sf[i, ACCRUED]
@@ -501,8 +501,8 @@ class DispatchArrays:
 
     def __init__(self, n_copies: int, n_hosts: int, n_classes: int, capacity: int) -> None:
         b, h = n_copies, n_hosts
-        self.jf = np.zeros((b, 5, capacity))
-        self.ji = np.zeros((b, 6, capacity), dtype=np.int64)
+        self.jf = np.zeros((b, capacity, 5))
+        self.ji = np.zeros((b, capacity, 6), dtype=np.int64)
         self.hf = np.zeros((b, 6, h))
         self.hi = np.zeros((b, h), dtype=np.int64)
         self.qs = np.zeros((b, 3, h + 1), dtype=np.int64)
@@ -515,7 +515,7 @@ class DispatchArrays:
     @property
     def capacity(self) -> int:
         """Job slots per copy."""
-        return int(self.ji.shape[2])
+        return int(self.ji.shape[1])
 
     def views(self, index: int | slice) -> tuple[Any, Any, Any, Any, Any, Any, Any, Any]:
         """The arrays of copy ``index`` (or of the copies a slice selects), in ``advance``'s order."""
@@ -528,8 +528,8 @@ class DispatchArrays:
         """Double the slot pool of every copy; the new slots go to the front of each free list."""
         old = self.capacity
         new = 2 * old
-        self.jf = np.concatenate([self.jf, np.zeros((self.jf.shape[0], 5, old))], axis=2)
-        self.ji = np.concatenate([self.ji, np.full((self.ji.shape[0], 6, old), -1, dtype=np.int64)], axis=2)
-        self.ji[:, NEXT, old : new - 1] = np.arange(old + 1, new)
-        self.ji[:, NEXT, new - 1] = self.si[:, FREE_HEAD]
+        self.jf = np.concatenate([self.jf, np.zeros((self.jf.shape[0], old, 5))], axis=1)
+        self.ji = np.concatenate([self.ji, np.full((self.ji.shape[0], old, 6), -1, dtype=np.int64)], axis=1)
+        self.ji[:, old : new - 1, NEXT] = np.arange(old + 1, new)
+        self.ji[:, new - 1, NEXT] = self.si[:, FREE_HEAD]
         self.si[:, FREE_HEAD] = old
