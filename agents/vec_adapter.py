@@ -79,8 +79,15 @@ class BatchedVecEnv(VecEnv):
         raise AttributeError(f"the batched env shares one configuration; cannot set {attr_name!r} per copy")
 
     def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **kwargs: Any) -> list:
-        method = getattr(self.vector_env, method_name)
-        return [method(*method_args, **kwargs) for _ in self._indices(indices)]
+        """Call ``method_name`` of the batched env; ``action_masks`` gives each copy its own row.
+
+        sb3-contrib's MaskablePPO calls ``env_method("action_masks")`` and stacks one mask per copy,
+        so the batched (B, n) array is split by copy rather than repeated.
+        """
+        result = getattr(self.vector_env, method_name)(*method_args, **kwargs)
+        if method_name == "action_masks":
+            return [result[i] for i in self._indices(indices)]
+        return [result for _ in self._indices(indices)]
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
         return [False for _ in self._indices(indices)]

@@ -74,6 +74,8 @@ class DispatchVectorEnv(VectorEnv):
         self._out_i = np.zeros((b, 3), dtype=np.int64)
         """Per copy: mask row (largest exceeded limit index + 1), queued jobs outside the windows, terminated."""
         self._rewards = np.zeros(b)
+        self._no_records = (np.empty((3, 0)), np.empty((2, 0), dtype=np.int64))
+        """The kernels' per-job result arrays, empty: the batched env keeps no per-job records."""
         self._generators: list[np.random.Generator | None] = [None] * b
         self._autoreset = np.zeros(b, dtype=np.bool_)
         self._started = False
@@ -113,7 +115,7 @@ class DispatchVectorEnv(VectorEnv):
         step_rows(
             stepping, chosen, *state.views(slice(None)), self._limits, self._bounds, self._per_size, self._waiting,
             self._arrival_times, self._sizes, self._obs, self.template.max_jobs, float(self.template.scale),
-            self.template.size_known, self._out_i, self._rewards,
+            self.template.size_known, self._out_i, self._rewards, *self._no_records,
         )  # fmt: skip
         rewards = self._rewards.copy()
         terminated = self._out_i[:, 2].astype(np.bool_)
@@ -175,7 +177,7 @@ class DispatchVectorEnv(VectorEnv):
         reset_rows(
             rows.astype(np.int64), *self._state.views(slice(None)), self._limits, self._bounds, self._per_size,
             self._waiting, self._arrival_times, self._sizes, self._obs, template.max_jobs, float(template.scale),
-            template.size_known, self._out_i, self._rewards,
+            template.size_known, self._out_i, self._rewards, *self._no_records,
         )  # fmt: skip
 
     def _info(self) -> dict[str, Any]:

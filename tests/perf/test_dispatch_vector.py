@@ -182,3 +182,48 @@ def test_pickles_and_bad_construction_arguments() -> None:
         DispatchVectorEnv(num_envs=2, n_hosts=0)
     with pytest.raises(RuntimeError, match="reset"):
         DispatchVectorEnv(num_envs=2).step(np.zeros(2, dtype=np.int64))
+
+
+def test_sb3_adapter_equals_dummy_vec_env() -> None:
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.vec_adapter import BatchedVecEnv
+
+    kwargs = CONFIGS[0]
+    ours = BatchedVecEnv.make(ENV, num_envs=3, **kwargs)
+    theirs = DummyVecEnv([lambda: gym.make(ENV, **kwargs) for _ in range(3)])
+    ours.seed(7)
+    theirs.seed(7)
+    np.testing.assert_array_equal(ours.reset(), theirs.reset())
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(120):
+        masks = ours.vector_env.action_masks()
+        np.testing.assert_array_equal(masks, np.stack(theirs.env_method("action_masks")))
+        actions = masked_random_actions(rng, masks)
+        obs_a, rew_a, done_a, info_a = ours.step(actions)
+        obs_b, rew_b, done_b, info_b = theirs.step(actions)
+        np.testing.assert_array_equal(obs_a, obs_b)
+        np.testing.assert_array_equal(rew_a, rew_b)
+        np.testing.assert_array_equal(done_a, done_b)
+        for i in np.flatnonzero(done_a):
+            np.testing.assert_array_equal(info_a[i]["terminal_observation"], info_b[i]["terminal_observation"])
+            finished += 1
+    assert finished >= 6
+
+
+def test_maskable_ppo_reads_one_mask_row_per_copy_through_the_sb3_adapter() -> None:
+    # Regression: env_method("action_masks") returned the whole (B, n) array for every copy, which
+    # sb3-contrib stacks into (B, B, n).
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    from agents.vec_adapter import BatchedVecEnv
+
+    ours = BatchedVecEnv.make(ENV, num_envs=3, **CONFIGS[0])
+    ours.seed(7)
+    ours.reset()
+    masks = get_action_masks(ours)
+    assert masks.shape == (3, ours.action_space.n)
+    np.testing.assert_array_equal(masks, ours.vector_env.action_masks().astype(bool))
