@@ -185,11 +185,12 @@ def tune_knee_alpha(
 
     Evaluates KNEE for each alpha (default: 41 values log-spaced so that a job of the workload's
     typical size has a knee from 1e-3 N to 10^3 N... clipped by N) and returns the alpha with the
-    lowest mean of ``metric`` (default: the env's objective, mean_slowdown or mean_response_time)
+    lowest mean of ``metric`` (default: the env's objective, mean_slowdown or mean_response_time;
+    run on the compiled fast path, which gives ``evaluate``'s numbers)
     together with the whole (alpha, mean) table. KNEE's figures are thus optimistic: tuned on the
     very seeds they report, which is what the paper did.
     """
-    from schedenv.evaluation import evaluate
+    from schedenv.fastpath import evaluate_fast
 
     seeds = list(seeds)
     if alphas is None:
@@ -204,7 +205,7 @@ def tune_knee_alpha(
     metric = metric or ("mean_slowdown" if objective == "slowdown" else "mean_response_time")
     table = []
     for alpha in alphas:
-        result = evaluate(env_id, Knee(alpha=float(alpha)), seeds, keep_records=False, **env_kwargs)
+        result = evaluate_fast(env_id, Knee(alpha=float(alpha)), seeds, **env_kwargs)
         table.append((float(alpha), float(result.values(metric).mean())))
     best = min(table, key=lambda row: row[1] if math.isfinite(row[1]) else math.inf)
     return best[0], table

@@ -43,9 +43,7 @@ PRESETS = {
     "multiserver": Preset(
         "multiserverjob_maskable_ppo.yaml", ("serverfilling-srpt", "serverfilling", "fcfs"), 1_000_000
     ),
-    "dispatch": Preset(
-        "dispatch_maskable_ppo.yaml", ("tags-slowdown", "central-queue", "random"), 1_000_000
-    ),
+    "dispatch": Preset("dispatch_maskable_ppo.yaml", ("tags-slowdown", "central-queue", "random"), 1_000_000),
     "moldable": Preset("moldable_maskable_ppo.yaml", ("hrf-easy", "hrf-fcfs", "sbmfair-easy"), 500_000),
 }
 

@@ -21,11 +21,13 @@ Moldable-v0 (every configuration) for hrf-fcfs, hrf-easy, rigid-fcfs and rigid-e
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import gymnasium as gym
 
 from schedenv.dispatch import fastpath as dispatch_fastpath
+from schedenv.evaluation import EvaluationResult, evaluate
 from schedenv.malleable import fastpath as malleable_fastpath
 from schedenv.malleable.fastpath import DEFAULT_CHUNK, FastRun
 from schedenv.moldable import fastpath as moldable_fastpath
@@ -109,4 +111,21 @@ def run_fast(
         env.close()
 
 
-__all__ = ["FastRun", "run_fast", "supports"]
+def evaluate_fast(env_id: str, contender: Any, seeds: Iterable[int], **env_kwargs: Any) -> EvaluationResult:
+    """``schedenv.evaluation.evaluate`` through the compiled path when the contender has one.
+
+    The compiled path emulates the env's window and action encoding, so the numbers are those of
+    ``evaluate`` on the same seeds (``tests/perf``); contenders without a compiled path (RL agents,
+    baselines not covered) simply go through ``evaluate``. Per-job records are not kept.
+    """
+    seeds = list(seeds)
+    if not supports(env_id, contender, **env_kwargs):
+        return evaluate(env_id, contender, seeds, keep_records=False, **env_kwargs)
+    if not seeds:
+        raise ValueError("seeds is empty; evaluate needs at least one seed")
+    episodes = [run_fast(env_id, contender, seed, **env_kwargs).episode_result() for seed in seeds]
+    name = contender if isinstance(contender, str) else str(_policy_object(contender).name)
+    return EvaluationResult(env_id, name, dict(env_kwargs), episodes)
+
+
+__all__ = ["FastRun", "evaluate_fast", "run_fast", "supports"]

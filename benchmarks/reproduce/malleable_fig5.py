@@ -21,7 +21,7 @@ import numpy as np
 import schedenv  # noqa: F401
 from baselines.malleable import Knee, tune_knee_alpha
 from schedenv.analysis import hesrpt_mean_slowdown
-from schedenv.evaluation import evaluate
+from schedenv.fastpath import evaluate_fast
 from schedenv.reporting import markdown_table, provenance, write_atomic
 from schedenv.stats import mean_interval
 from schedenv.workloads import Pareto
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         row: list[object] = [p]
         for name in POLICIES:
             contender = Knee(alpha=best_alpha) if name == "knee" else name
-            result = evaluate(ENV_ID, contender, seeds, keep_records=False, **kwargs)
+            result = evaluate_fast(ENV_ID, contender, seeds, **kwargs)
             values = result.values("mean_slowdown")
             if name == "hesrpt":
                 theorem6 = [hesrpt_mean_slowdown(_instance_sizes(seed, kwargs), p, 1e6) for seed in seeds]

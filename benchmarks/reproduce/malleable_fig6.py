@@ -24,7 +24,7 @@ import numpy as np
 
 import schedenv  # noqa: F401
 from baselines.malleable import Knee, tune_knee_alpha
-from schedenv.evaluation import evaluate
+from schedenv.fastpath import evaluate_fast
 from schedenv.reporting import markdown_table, provenance, write_atomic
 from schedenv.stats import mean_interval
 from schedenv.workloads import Pareto
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
             reference = None
             for name in POLICIES:
                 contender = Knee(alpha=best_alpha) if name == "knee" else name
-                result = evaluate(ENV_ID, contender, seeds, keep_records=False, **kwargs)
+                result = evaluate_fast(ENV_ID, contender, seeds, **kwargs)
                 values = result.values("mean_slowdown")
                 overflow = max(overflow, float(result.values("overflow_fraction").max()))
                 reference = values if reference is None else reference

@@ -141,15 +141,8 @@ def run_cell(task: CellTask) -> dict[str, Any]:
 
 
 def _episodes(task: CellTask) -> list[EpisodeResult]:
-    """The cell's episodes: through the compiled fast path when the baseline has one, else ``evaluate``.
-
-    The fast path emulates the env's window and action encoding, so its numbers equal ``evaluate``'s
-    on the same seeds (``tests/perf``); a cached cell is therefore valid whichever path produced it.
-    """
+    """The cell's episodes, through the compiled fast path when the baseline has one (same numbers)."""
     scenario, kwargs = task.scenario, task.scenario.build_kwargs()
-    if task.contender.kind == "baseline" and fastpath.supports(scenario.env_id, task.contender.name, **kwargs):
-        return [
-            fastpath.run_fast(scenario.env_id, task.contender.name, seed, **kwargs).episode_result()
-            for seed in scenario.seeds
-        ]
+    if task.contender.kind == "baseline":
+        return fastpath.evaluate_fast(scenario.env_id, task.contender.name, scenario.seeds, **kwargs).episodes
     return evaluate(scenario.env_id, task.contender.build(), scenario.seeds, keep_records=False, **kwargs).episodes
