@@ -4,8 +4,9 @@
 ``workload`` the (need, size or duration) laws, ``packing`` the ServerFilling / DivisorFilling /
 first-fit / greedy / MaxWeight procedures, ``gittins`` the Gittins rank of §5, ``srpt1`` the
 resource-pooled SRPT-1 lower bound, ``fastpath`` (with the numba loop of ``kernel``) runs a
-policy without the Gymnasium shell, ``experiments`` the load sweeps of the paper's figures and
-``trace`` the Alibaba GPU trace replay.
+policy without the Gymnasium shell, ``fast`` is the env's compiled step (one numba call per
+epoch, checked step by step against ``sim``), ``experiments`` the load sweeps of the paper's
+figures and ``trace`` the Alibaba GPU trace replay.
 """
 
 from schedenv.multiserver.sim import MultiserverJobRecord, MultiserverParams, MultiserverState, advance, initial_state

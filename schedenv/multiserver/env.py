@@ -13,19 +13,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedenv.multiserver.kernel import fill_observation, pack_service_set
+from schedenv.multiserver.fast import FastCore
+from schedenv.multiserver.kernel import pack_service_set
 from schedenv.multiserver.metrics import episode_metrics
 from schedenv.multiserver.packing import PACKINGS
 from schedenv.multiserver.render import render_servers, render_text
-from schedenv.multiserver.sim import (
-    MultiserverJobRecord,
-    MultiserverParams,
-    MultiserverState,
-    StepOutcome,
-    advance,
-    initial_state,
-    is_done,
-)
+from schedenv.multiserver.sim import MultiserverJobRecord, MultiserverParams, MultiserverState, StepOutcome
 from schedenv.multiserver.trace import is_swf, read_alibaba_gpu_trace, read_swf_jobs, scale_to_load
 from schedenv.multiserver.workload import MultiserverWorkload, empirical_need_sizes, parse_jobs, parse_server_needs
 from schedenv.validation import check_choice, check_int, check_positive
@@ -237,9 +230,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         else:
             self.action_space = spaces.Box(-1.0, 1.0, (self.max_jobs,), dtype=np.float32)
 
-        self._params: MultiserverParams | None = None
-        self._state: MultiserverState | None = None
-        self.window = np.empty(0, dtype=np.int64)
+        self._core: FastCore | None = None
         self._window_need = np.empty(0, dtype=np.int64)
         self._window_selected = np.empty(0, dtype=bool)
         self._mask = np.zeros(self.max_jobs + 1, dtype=np.int8)
@@ -257,27 +248,36 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
             arrivals, needs, durations = self.jobs
         else:
             arrivals, needs, durations = self.workload.draw(self.np_random, self.n_arrivals, self.load)
-        self._params = MultiserverParams(self.n_servers, arrivals, needs, durations)
-        self._state = initial_state(self._params)
+        params = MultiserverParams(self.n_servers, arrivals, needs, durations)
+        self._core = FastCore(params, self.max_jobs, self.scale, self.size_known, self.packing, self._obs)
         self._records, self._epochs, self._overflow_epochs, self._total_flow = [], 0, 0, 0.0
         self._start_epoch()
         return self._obs.copy(), self._info([])
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if self._state is None or self._params is None:
+        core = self._core
+        if core is None:
             raise RuntimeError("call reset() before step()")
-        if is_done(self._params, self._state):
+        if core.done:
             raise RuntimeError("the episode has ended; call reset()")
         if self.action_mode == "priority":
-            return self._commit(self.service_set_from_scores(action))
+            scores = np.array(action, dtype=np.float64)  # a writable contiguous copy: one compiled signature
+            if scores.shape != (self.max_jobs,):
+                self._check_scores(scores)  # raises with the precise reason
+            try:
+                outcome = core.step(scores)
+            except ValueError:
+                self._check_scores(scores)  # the precise reason for a bad score
+                raise
+            return self._commit(outcome)
         slot = self._check_slot(action)
         if slot == self.max_jobs:
-            return self._commit(self.selected)
+            return self._commit(core.step(None, self._window_selected))
         self._window_selected[slot] = True
         self._free -= int(self._window_need[slot])
         selectable = ~self._window_selected & (self._window_need <= self._free)
         if not selectable.any():
-            return self._commit(self.selected)
+            return self._commit(core.step(None, self._window_selected))
         self._mask[: selectable.size] = selectable
         self._mask[self.max_jobs] = 1
         self._obs[SLOT_FEATURES * slot + 5] = 1.0
@@ -286,26 +286,33 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         return self._obs.copy(), 0.0, False, False, info
 
     def render(self) -> Any:
-        if self.render_mode is None or self._state is None:
+        if self.render_mode is None or self._core is None:
             return None
         if self.render_mode == "ansi":
-            return render_text(self._state, self.window, self.selected, self.scale)
-        return render_servers(self._state, self.window)
+            return render_text(self.state, self.window, self.selected, self.scale)
+        return render_servers(self.state, self.window)
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
     def state(self) -> MultiserverState:
         """The simulator state (read-only arrays of the jobs present, in arrival order)."""
-        if self._state is None:
+        if self._core is None:
             raise RuntimeError("call reset() first")
-        return self._state
+        return self._core.state
 
     @property
     def params(self) -> MultiserverParams:
         """The episode's job stream and server count."""
-        if self._params is None:
+        if self._core is None:
             raise RuntimeError("call reset() first")
-        return self._params
+        return self._core.params
+
+    @property
+    def window(self) -> np.ndarray:
+        """Positions in ``state``'s arrays of the jobs in the window, in slot order (read-only)."""
+        if self._core is None:
+            raise RuntimeError("call reset() first")
+        return self._core.window
 
     @property
     def commit_action(self) -> int:
@@ -368,19 +375,14 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     def service_set_from_scores(self, action: Any) -> np.ndarray:
         """Priority mode: validate ``action`` and return the boolean service set it induces."""
         scores = np.asarray(action, dtype=np.float64)
-        if scores.shape != (self.max_jobs,):
-            raise ValueError(f"action has shape {scores.shape}; expected ({self.max_jobs},), one score per slot")
-        if not np.isfinite(scores).all():
-            raise ValueError(f"action contains NaN or inf: {scores.tolist()}")
-        if scores.min() < -1.0 or scores.max() > 1.0:
-            raise ValueError(f"scores must lie in [-1, 1]; got min {scores.min()!r}, max {scores.max()!r}")
-        state = self.state
-        occupied = scores[: self.window.size]
+        self._check_scores(scores)
+        state, window = self.state, self.window
+        occupied = scores[: window.size]
         slots = np.flatnonzero(occupied >= 0.0)
         if slots.size == 0:
-            slots = np.arange(self.window.size)
+            slots = np.arange(window.size)
         order = slots[np.argsort(-occupied[slots], kind="stable")]
-        return pack_service_set(self.packing, self.window[order], state.server_need, self.n_servers)
+        return pack_service_set(self.packing, window[order], state.server_need, self.n_servers)
 
     # ----------------------------------------------------------------- internals
     def _replay_trace(self, trace: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -398,6 +400,14 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
                 f"the trace has tasks needing {int(needs.max())} GPUs; n_servers={self.n_servers} is too small"
             )
         return scale_to_load(arrivals, needs, durations, self.n_servers, self.load), needs, durations
+
+    def _check_scores(self, scores: np.ndarray) -> None:
+        if scores.shape != (self.max_jobs,):
+            raise ValueError(f"action has shape {scores.shape}; expected ({self.max_jobs},), one score per slot")
+        if not np.isfinite(scores).all():
+            raise ValueError(f"action contains NaN or inf: {scores.tolist()}")
+        if scores.min() < -1.0 or scores.max() > 1.0:
+            raise ValueError(f"scores must lie in [-1, 1]; got min {scores.min()!r}, max {scores.max()!r}")
 
     def _check_slot(self, action: Any) -> int:
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer, np.ndarray)):
@@ -418,12 +428,11 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
             raise ValueError(f"action={slot} is masked: {reason}")
         return slot
 
-    def _commit(self, serve: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
-        assert self._params is not None and self._state is not None
-        self._state, outcome = advance(self._params, self._state, serve)
+    def _commit(self, outcome: StepOutcome) -> tuple[np.ndarray, float, bool, bool, dict]:
+        assert self._core is not None
         self._records.extend(outcome.completed)
         self._total_flow += outcome.accrued_objective
-        terminated = is_done(self._params, self._state)
+        terminated = self._core.done
         self._start_epoch()
         info = self._info(outcome.completed, outcome)
         if terminated:
@@ -431,47 +440,26 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         return self._obs.copy(), -outcome.accrued_objective, terminated, False, info
 
     def _start_epoch(self) -> None:
-        state = self.state
-        if self.size_known:
-            # Stable: ties keep arrival order, the order of the state's arrays.
-            order = np.argsort(state.remaining_duration * state.server_need, kind="stable")
-        else:
-            order = np.arange(state.n_jobs)
-        self.window = order[: self.max_jobs]
-        self._window_need = state.server_need[self.window]
-        self._window_selected = np.zeros(self.window.size, dtype=bool)
-        self._free = self.n_servers
-        self._mask[:] = 0
-        self._mask[: self.window.size] = 1
-        if state.n_jobs:
+        """Bookkeeping of a new epoch; the core has already built its window and observation."""
+        core = self._core
+        assert core is not None
+        if core.n_jobs:
             self._epochs += 1
-            self._overflow_epochs += state.n_jobs > self.max_jobs
-        self._fill_observation()
-
-    def _fill_observation(self) -> None:
-        state = self.state
-        fill_observation(
-            self._obs,
-            self.max_jobs,
-            self.window,
-            state.server_need,
-            state.duration,
-            state.remaining_duration,
-            state.arrival,
-            state.in_service,
-            state.time,
-            self.n_servers,
-            self.scale,
-            self.size_known,
-            self._free,
-        )
+            self._overflow_epochs += core.n_jobs > self.max_jobs
+        if self.action_mode == "select":
+            self._window_need = core.window_needs()
+            self._window_selected = np.zeros(core.n_window, dtype=bool)
+            self._free = self.n_servers
+            self._mask[:] = 0
+            self._mask[: core.n_window] = 1
 
     def _info(self, completed: list[MultiserverJobRecord], outcome: StepOutcome | None = None) -> dict[str, Any]:
-        state = self.state
+        core = self._core
+        assert core is not None
         info: dict[str, Any] = {
-            "time": state.time,
-            "n_jobs": state.n_jobs,
-            "n_outside": state.n_jobs - self.window.size,
+            "time": core.time,
+            "n_jobs": core.n_jobs,
+            "n_outside": core.n_jobs - core.n_window,
             "completed": completed,
         }
         if outcome is not None:
@@ -482,13 +470,14 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         return info
 
     def _episode_metrics(self) -> dict[str, float]:
-        params, state = self.params, self.state
+        core = self._core
+        assert core is not None
         metrics = episode_metrics(
             self._records,
             self.n_servers,
-            float(params.arrival_times[0]),
-            state.time,
-            state.busy_server_time,
+            float(core.params.arrival_times[0]),
+            core.time,
+            core.busy_server_time,
             self._total_flow,
         )
         metrics["overflow_fraction"] = self._overflow_epochs / max(self._epochs, 1)

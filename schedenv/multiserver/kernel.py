@@ -7,6 +7,10 @@ k_j r_j / k), 1 = arrival, 2 = Gittins rank (a rank table per need, interpolated
 Packings: 0 = ServerFilling, 1 = first fit, 2 = greedy, 3 = MaxWeight (count-vector table over
 ``need_values``, whose job counts are kept up to date at arrivals and completions). The Gittins
 rank tables have one row per entry of ``need_values``.
+
+The env's per-step kernels live here too (``open_epoch``, ``env_step``, driven by ``fast.FastCore``),
+because numba's ``cache=True`` only watches the file a jitted function is defined in: kernels that
+call each other (``_pack``, ``fill_observation``) must share a module.
 """
 
 from __future__ import annotations
@@ -269,3 +273,133 @@ def fill_observation(
         obs[base + 3] = np.log1p(outside_need / k)
         if size_known:
             obs[base + 4] = np.log1p(outside_work / (k * scale))
+
+
+@njit(cache=True)
+def open_epoch(
+    window: np.ndarray,
+    obs: np.ndarray,
+    needs: np.ndarray,
+    durations: np.ndarray,
+    remaining: np.ndarray,
+    arrivals: np.ndarray,
+    in_service: np.ndarray,
+    time: float,
+    k: int,
+    scale: float,
+    size_known: bool,
+) -> int:
+    """The env's window (least remaining size first, ties by arrival, when ``size_known``; else
+    oldest first) written into ``window``, and its observation into ``obs``; returns the window
+    size. The arrays hold the jobs present in arrival order."""
+    n, max_jobs = needs.size, window.size
+    n_window = min(n, max_jobs)
+    if size_known:
+        keys = np.empty(n)
+        for j in range(n):
+            keys[j] = remaining[j] * needs[j]
+        window[:n_window] = np.argsort(keys, kind="mergesort")[:n_window]
+    else:
+        for slot in range(n_window):
+            window[slot] = slot
+    shown = window[:n_window]
+    fill_observation(
+        obs, max_jobs, shown, needs, durations, remaining, arrivals, in_service, time, k, scale, size_known, k
+    )
+    return n_window
+
+
+@njit(cache=True)
+def env_step(
+    scores, selected, packing, window, n_window, obs, job_id, arrival, needs, durations, remaining, in_service,
+    n_jobs, next_arrival, time, arrival_times, stream_needs, stream_durations, k, scale, size_known, serve, done,
+):  # fmt: skip
+    """One env step that advances time: the service set, ``sim.advance`` and the next epoch's window
+    and observation, in place. The jobs present are ``[:n_jobs]`` of the job arrays (arrival order).
+
+    Priority mode (``selected`` empty): ``scores`` per slot, packed by ``packing`` as in
+    ``MultiserverJobEnv.service_set_from_scores``. Select mode (``scores`` empty): serve the slots
+    flagged in ``selected``. Returns (status, n_jobs, next_arrival, time, event, n_window, elapsed,
+    busy, n_done) with the stream indices of the completed jobs (arrival order) in ``done[:n_done]``.
+    ``event`` is the time of the arrival or completion that ends the service interval ``elapsed``;
+    ``time`` is later when an emptied system waits for the next arrival.
+    Status 1: a score outside [-1, 1] or NaN; 2: the service set overflows k; 3: it is empty with
+    no arrival pending. Nothing is changed unless the status is 0.
+    """
+    for slot in range(scores.size):
+        if not (scores[slot] >= -1.0 and scores[slot] <= 1.0):  # also false for NaN
+            return 1, n_jobs, next_arrival, time, time, n_window, 0.0, 0, 0
+    for j in range(n_jobs):
+        serve[j] = False
+    if selected.size == 0:
+        count = 0
+        for slot in range(n_window):
+            count += scores[slot] >= 0.0
+        slots = np.empty(n_window if count == 0 else count, dtype=np.int64)
+        keys = np.empty(slots.size)
+        count = 0
+        for slot in range(n_window):
+            if slots.size == n_window or scores[slot] >= 0.0:
+                slots[count] = slot
+                keys[count] = -scores[slot]
+                count += 1
+        ordered = window[slots[np.argsort(keys, kind="mergesort")]]
+        empty = np.zeros(1, dtype=np.int64)
+        _pack(packing, ordered, needs, k, _NO_TABLE, empty, empty, serve, np.empty(k, dtype=np.int64))
+    else:
+        for slot in range(selected.size):
+            if selected[slot]:
+                serve[window[slot]] = True
+    busy = 0
+    until_completion = np.inf
+    for j in range(n_jobs):
+        if serve[j]:
+            busy += needs[j]
+            if remaining[j] < until_completion:
+                until_completion = remaining[j]
+    if busy > k:
+        return 2, n_jobs, next_arrival, time, time, n_window, 0.0, busy, 0
+    n = arrival_times.size
+    until_arrival = arrival_times[next_arrival] - time if next_arrival < n else np.inf
+    elapsed = min(until_completion, until_arrival)
+    if elapsed == np.inf:
+        return 3, n_jobs, next_arrival, time, time, n_window, 0.0, busy, 0
+    departure = until_completion <= until_arrival
+    time = time + elapsed if departure else arrival_times[next_arrival]
+    event = time
+    n_done = 0
+    gone = np.empty(k, dtype=np.int64)  # positions of the completed jobs (at most k are served)
+    for j in range(n_jobs):
+        in_service[j] = serve[j]
+        if serve[j]:
+            before = remaining[j]
+            remaining[j] = before - elapsed
+            if remaining[j] <= COMPLETION_TOLERANCE * durations[j] or (departure and before == until_completion):
+                gone[n_done] = j
+                done[n_done] = job_id[j]
+                n_done += 1
+    if n_done:
+        kept, d = 0, 0
+        for j in range(n_jobs):
+            if d < n_done and gone[d] == j:
+                d += 1
+                continue
+            job_id[kept], arrival[kept], needs[kept] = job_id[j], arrival[j], needs[j]
+            durations[kept], remaining[kept], in_service[kept] = durations[j], remaining[j], in_service[j]
+            kept += 1
+        n_jobs = kept
+    for _ in range(2):  # admit the arrivals; an emptied system idles until the next one (DESIGN §3)
+        while next_arrival < n and arrival_times[next_arrival] <= time:
+            job_id[n_jobs], arrival[n_jobs] = next_arrival, arrival_times[next_arrival]
+            needs[n_jobs], durations[n_jobs] = stream_needs[next_arrival], stream_durations[next_arrival]
+            remaining[n_jobs], in_service[n_jobs] = stream_durations[next_arrival], False
+            n_jobs += 1
+            next_arrival += 1
+        if n_jobs > 0 or next_arrival >= n:
+            break
+        time = arrival_times[next_arrival]
+    n_window = open_epoch(
+        window, obs, needs[:n_jobs], durations[:n_jobs], remaining[:n_jobs], arrival[:n_jobs], in_service[:n_jobs],
+        time, k, scale, size_known,
+    )  # fmt: skip
+    return 0, n_jobs, next_arrival, time, event, n_window, elapsed, busy, n_done
