@@ -1,7 +1,8 @@
 """Shared plumbing of the ``dispatch_fig*.py`` scripts (TAGS paper figures): sweeps, tables, plots.
 
 Curves come from the analysis (``schedenv.analysis``), which is what the paper plots; simulated
-points (``schedenv.evaluation.evaluate``) are overlaid where a simulation converges.
+points (``schedenv.fastpath.evaluate_fast``: the compiled path, same numbers as ``evaluate``) are
+overlaid where a simulation converges.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from schedenv.analysis.tags import paper_size_dist, policy_comparison
-from schedenv.evaluation import evaluate
+from schedenv.fastpath import evaluate_fast
 from schedenv.stats import Interval
 
 FULL_ALPHAS = tuple(round(a, 2) for a in np.arange(0.2, 2.01, 0.1))
@@ -58,11 +59,10 @@ def simulate(
     policy: str, alpha: float, load: float, n_hosts: int, upper: float, seeds: int, arrivals: int, **env_kwargs: object
 ) -> dict[str, Interval]:
     """Simulated metrics (mean ± 95% over seeds) of a baseline on the paper's workload."""
-    result = evaluate(
+    result = evaluate_fast(
         "schedenv/Dispatch-v0",
         policy,
-        seeds=range(seeds),
-        keep_records=False,
+        range(seeds),
         size_dist=paper_size_dist(alpha, upper),
         load=load,
         n_hosts=n_hosts,

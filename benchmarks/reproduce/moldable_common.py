@@ -1,6 +1,6 @@
 """Shared helpers of the HRF-paper reproductions (moldable_fig5.py, moldable_fig6.py, moldable_fig7.py).
 
-Each point is ``evaluate("schedenv/Moldable-v0", policy, seeds, arrival_interval=...)`` on the
+Each point is ``evaluate_fast("schedenv/Moldable-v0", policy, seeds, arrival_interval=...)`` on the
 Cirne-style workload (200 jobs, 128 processors, the paper's §6.1); intervals are Student-t 95%
 over seeds. Points run in a process pool (``--jobs``) because each is independent.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from baselines.moldable import ENV_ID, POLICIES
-from schedenv.evaluation import evaluate
+from schedenv.fastpath import evaluate_fast
 from schedenv.moldable.workload import LOADS
 from schedenv.stats import Interval, mean_interval
 
@@ -36,7 +36,7 @@ class Point:
 def run_point(point: Point, seeds: Sequence[int], n_jobs: int) -> dict[str, np.ndarray]:
     """Per-seed ATT, AWT, ART of one (load, policy, alpha, threshold)."""
     policy = POLICIES[point.policy](alpha=point.alpha, threshold=point.threshold)
-    result = evaluate(ENV_ID, policy, seeds, keep_records=False, arrival_interval=LOADS[point.load], n_jobs=n_jobs)
+    result = evaluate_fast(ENV_ID, policy, seeds, arrival_interval=LOADS[point.load], n_jobs=n_jobs)
     return {metric: result.values(metric) for metric in METRICS}
 
 
