@@ -24,7 +24,7 @@ test: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/pytest -n 2 -q
+	HYPOTHESIS_PROFILE=ci $(BIN)/pytest -n 2 -q
 
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
