@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -128,8 +127,9 @@ def _sweep_command(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 def evaluate_agent(args: argparse.Namespace) -> int:
     """Handler of ``schedenv evaluate --agent DIR``: the agent and the paper policy on the same seeds."""
     import agents
-    from schedenv.cli import check_env_id, objective_metric
+    from schedenv.cli import check_env_id, comparison_rows, objective_metric, print_comparison, strict_json
     from schedenv.evaluation import evaluate
+    from schedenv.fastpath import evaluate_fast
 
     saved = read_config(Path(args.agent))
     env_id = check_env_id(args.env or saved["env_id"])
@@ -143,42 +143,14 @@ def evaluate_agent(args: argparse.Namespace) -> int:
     metric = args.metric or objective_metric(env_id, env_kwargs)
     results = {agent.name: evaluate(env_id, agent, seeds, keep_records=False, **env_kwargs)}
     for name in [reference, *others]:
-        results[name] = evaluate(env_id, name, seeds, keep_records=False, **env_kwargs)
-    base = results[reference]
-    rows = []
-    for name, result in results.items():
-        interval = result.summary[metric]
-        rows.append(
-            {
-                "contender": name,
-                "env_id": env_id,
-                "metric": metric,
-                "mean": interval.mean,
-                "ci95": interval.ci95,
-                "reference": reference,
-                "reference_mean": base.summary[metric].mean,
-                "ratio": result.compare(base, metric).ratio,
-            }
-        )
+        results[name] = evaluate_fast(env_id, name, seeds, **env_kwargs)
+    rows = [{**row, "metric": metric} for row in comparison_rows(results, reference, metric)]
     print(f"{env_id}  {json.dumps(raw_kwargs)}  seeds {seeds.start}..{seeds.stop - 1}  agent {args.agent}")
-    print(f"{'contender':<24} {metric + ' (mean ± 95%)':>34} {'ratio to ' + reference:>20}")
-    for row in rows:
-        print(f"{row['contender']:<24} {row['mean']:>20.6g} ± {row['ci95']:<11.3g} {row['ratio']:>20.4f}")
+    print_comparison(rows, metric, reference)
     if args.json:
         summary = {**rows[0], "episodes": args.episodes, "seed": args.seed, "env_kwargs": raw_kwargs, "rows": rows}
-        print(json.dumps(_finite(summary)))
+        print(json.dumps(strict_json(summary)))
     return 0
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with NaN and inf floats as None (strict JSON; one episode has no interval)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_finite(item) for item in value]
-    return value
 
 
 def _check_spaces(model: Any, env_id: str, env_kwargs: dict[str, Any]) -> None:

@@ -18,7 +18,8 @@ import gymnasium as gym
 
 import baselines
 import schedenv
-from schedenv.evaluation import EvaluationResult, evaluate
+from schedenv.evaluation import EvaluationResult
+from schedenv.fastpath import evaluate_fast
 from schedenv.leaderboard.cli import add_leaderboard_parser
 from schedenv.reproduce import available_figures, run_figure
 from schedenv.validation import suggest
@@ -80,54 +81,52 @@ def _evaluate(args: argparse.Namespace) -> int:
     env_kwargs = parse_env_kwargs(args.env_kwargs)
     reference = baselines.reference(env_id)
     names = args.contenders.split(",") if args.contenders else baselines.available(env_id)
-    allowed = baselines.available(env_id)
-    for name in names:
-        if name not in allowed:
-            raise SystemExit(
-                f"--contenders: {name!r} is not a baseline of {env_id}{suggest(name, allowed)}; known: {allowed}"
-            )
     names = [reference] + [n for n in names if n != reference]
     seeds = range(args.seed, args.seed + args.episodes)
     metric = args.metric or objective_metric(env_id, env_kwargs)
-    results = {name: evaluate(env_id, name, seeds, keep_records=False, **env_kwargs) for name in names}
-    rows = _rows(results, reference, metric)
+    results = {name: evaluate_fast(env_id, name, seeds, **env_kwargs) for name in names}
+    rows = comparison_rows(results, reference, metric)
     print(f"{env_id}  {args.env_kwargs or '{}'}  seeds {seeds.start}..{seeds.stop - 1}")
-    print(f"{'contender':<16} {metric + ' (mean ± 95%)':>34} {'ratio to ' + reference:>20}")
-    for row in rows:
-        print(f"{row['contender']:<16} {row['mean']:>20.6g} ± {row['ci95']:<11.3g} {row['ratio']:>20.4f}")
+    print_comparison(rows, metric, reference)
     if args.json:
-        print(json.dumps(_finite({"env_id": env_id, "metric": metric, "reference": reference, "rows": rows})))
+        print(json.dumps(strict_json({"env_id": env_id, "metric": metric, "reference": reference, "rows": rows})))
     return 0
 
 
-def _finite(value: Any) -> Any:
+def strict_json(value: Any) -> Any:
     """``value`` with NaN and inf floats replaced by None, so that the output is strict JSON."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
+        return {key: strict_json(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_finite(item) for item in value]
+        return [strict_json(item) for item in value]
     return value
 
 
-def _rows(results: dict[str, EvaluationResult], reference: str, metric: str) -> list[dict[str, Any]]:
+def comparison_rows(results: dict[str, EvaluationResult], reference: str, metric: str) -> list[dict[str, Any]]:
+    """One row per contender: mean, 95% interval and the paired ratio to ``reference`` on common seeds."""
     base = results[reference]
-    rows = []
-    for name, result in results.items():
-        interval = result.summary[metric]
-        rows.append(
-            {
-                "contender": name,
-                "env_id": result.env_id,
-                "mean": interval.mean,
-                "ci95": interval.ci95,
-                "reference": reference,
-                "reference_mean": base.summary[metric].mean,
-                "ratio": result.compare(base, metric).ratio,
-            }
-        )
-    return rows
+    return [
+        {
+            "contender": name,
+            "env_id": result.env_id,
+            "mean": result.summary[metric].mean,
+            "ci95": result.summary[metric].ci95,
+            "reference": reference,
+            "reference_mean": base.summary[metric].mean,
+            "ratio": result.compare(base, metric).ratio,
+        }
+        for name, result in results.items()
+    ]
+
+
+def print_comparison(rows: list[dict[str, Any]], metric: str, reference: str) -> None:
+    """The rows of ``comparison_rows`` as an aligned text table."""
+    width = max(16, *(len(row["contender"]) + 2 for row in rows))
+    print(f"{'contender':<{width}} {metric + ' (mean ± 95%)':>34} {'ratio to ' + reference:>20}")
+    for row in rows:
+        print(f"{row['contender']:<{width}} {row['mean']:>20.6g} ± {row['ci95']:<11.3g} {row['ratio']:>20.4f}")
 
 
 def _reproduce(args: argparse.Namespace) -> int:

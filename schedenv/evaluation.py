@@ -86,11 +86,18 @@ class EvaluationResult:
         return paired_comparison([mine[s] for s in seeds], [theirs[s] for s in seeds])
 
 
-def as_contender(contender: Contender | str) -> Contender:
-    """A contender object, building a named baseline through the registry."""
+def as_contender(contender: Contender | str, env_id: str | None = None) -> Contender:
+    """A contender object, building a named baseline through the registry.
+
+    With ``env_id``, a named baseline must be one of that env's (a dispatch policy cannot act on the
+    malleable env); the error names the env's baselines.
+    """
     if isinstance(contender, str):
         import baselines
 
+        if env_id is not None and baselines.env_id_of(contender) != env_id:
+            known = baselines.available(env_id)
+            raise ValueError(f"{contender!r} is not a baseline of {env_id}; its baselines are {known}")
         return baselines.make(contender)
     if not isinstance(contender, Contender):
         raise TypeError(f"contender={contender!r} is not allowed; it needs name, reset(env) and act(observation, env)")
@@ -134,7 +141,7 @@ def evaluate(
 
     Returns per-episode metrics and records, and ``summary`` with 95% intervals over seeds.
     """
-    agent = as_contender(contender)
+    agent = as_contender(contender, env_id)
     env = gym.make(env_id, **env_kwargs)
     try:
         episodes = [run_episode(env, agent, seed, keep_records=keep_records) for seed in seeds]

@@ -206,3 +206,8 @@ def test_job_record_fields_and_metrics() -> None:
     assert math.isnan(empty["mean_response_time"])
     with pytest.raises(AttributeError):
         records[0].size = 3.0  # type: ignore[misc]
+
+
+def test_a_baseline_of_another_family_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="'random' is not a baseline of schedenv/Malleable-v0"):
+        evaluate("schedenv/Malleable-v0", "random", [0], n_jobs=3)
