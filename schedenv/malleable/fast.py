@@ -14,6 +14,7 @@ import numba
 import numpy as np
 
 from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES, check_action
+from schedenv.malleable.policy_kernels import stable_order
 from schedenv.malleable.sim import COMPLETION_TOLERANCE, MalleableParams, MalleableState, StepOutcome
 from schedenv.records import JobRecord
 from schedenv.workloads import Power
@@ -100,9 +101,12 @@ def _step(
 
 
 @numba.njit(cache=True)
-def _observe(window, remaining, size, n_jobs, scale, obs):
-    """Sort the window (least remaining first, stable) and fill the observation; returns its length."""
-    order = np.argsort(remaining[:n_jobs], kind="mergesort")
+def _observe(window, remaining, size, n_jobs, scale, obs, order):
+    """Sort the window (least remaining first, stable) and fill the observation; returns its length.
+
+    ``order`` is scratch space of at least ``n_jobs`` entries, so that the step allocates nothing.
+    """
+    stable_order(remaining, n_jobs, order)
     n_window = min(n_jobs, window.size)
     obs[:] = 0.0
     outside_work = 0.0
@@ -135,6 +139,7 @@ class FastCore:
         self._job_id = np.empty(capacity, dtype=np.int64)
         self._arrival, self._size, self._remaining, self._weight, self._theta = (np.empty(capacity) for _ in range(5))
         self._done_id = np.empty(capacity, dtype=np.int64)
+        self._order = np.empty(capacity, dtype=np.int64)
         self._done_arrival, self._done_size = np.empty(capacity), np.empty(capacity)
         self._window = np.empty(max_jobs, dtype=np.int64)
         self._obs = np.zeros(SLOT_FEATURES * max_jobs + GLOBAL_FEATURES, dtype=np.float32)
@@ -144,7 +149,7 @@ class FastCore:
             params.arrival_times, params.sizes, 0, self.time, params.speedup_at_n, self._slowdown,
         )  # fmt: skip
         self.n_completed, self.work_done = 0, 0.0
-        self._n_window = _observe(self._window, self._remaining, self._size, self.n_jobs, scale, self._obs)
+        self._n_window = _observe(self._window, self._remaining, self._size, self.n_jobs, scale, self._obs, self._order)
 
     @property
     def done(self) -> bool:
@@ -196,7 +201,9 @@ class FastCore:
         ]
         self.n_completed += n_done
         self.work_done += work
-        self._n_window = _observe(self._window, self._remaining, self._size, self.n_jobs, self.scale, self._obs)
+        self._n_window = _observe(
+            self._window, self._remaining, self._size, self.n_jobs, self.scale, self._obs, self._order
+        )
         return StepOutcome(self.time - before, accrued, completed, work), self._theta[:n_before]
 
     def observation(self) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 ``gym.make_vec("schedenv/Malleable-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the single env's compiled step (``fast._step``) and its
-observation (``fast._observe``, here with an allocation-free sort) and draws its workload with the
+observation (``fast._observe``) and draws its workload with the
 single env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs
 reset with seeds s, s+1, ... stepped in a loop (``tests/perf``). Copies are stepped one after the
 other in one thread: on the shared 2-core machine of DESIGN §7 numba's ``prange`` gained nothing over
@@ -22,7 +22,6 @@ Only s(k) = k^p speedups are compiled; ``render_mode`` is not supported.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numba
@@ -33,8 +32,7 @@ from gymnasium.vector.utils import batch_space
 
 from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES
 from schedenv.malleable.env import MalleableEnv
-from schedenv.malleable.fast import _admit, _step
-from schedenv.malleable.policy_kernels import stable_order
+from schedenv.malleable.fast import _admit, _observe, _step
 from schedenv.validation import check_choice, check_int
 from schedenv.workloads import Power
 
@@ -48,29 +46,6 @@ METRICS = (
     "overflow_fraction",
 )
 """The single env's ``episode_metrics`` keys."""
-
-
-@numba.njit(cache=True)
-def _observe(window, remaining, size, n_jobs, scale, obs, order):
-    """``fast._observe`` with an allocation-free stable sort (same order, so the same floats)."""
-    stable_order(remaining, n_jobs, order)
-    n_window = min(n_jobs, window.size)
-    obs[:] = 0.0
-    outside_work = 0.0
-    for s in range(n_jobs):
-        j = order[s]
-        if s < n_window:
-            window[s] = j
-            obs[3 * s] = 1.0
-            obs[3 * s + 1] = math.log1p(remaining[j] / scale)
-            obs[3 * s + 2] = math.log1p(size[j] / scale)
-        else:
-            outside_work += remaining[j]
-    end = obs.size
-    obs[end - 3] = math.log1p(n_jobs)
-    obs[end - 2] = math.log1p(n_jobs - n_window)
-    obs[end - 1] = math.log1p(outside_work / scale)
-    return n_window
 
 
 JOB_ID, DONE_ID, ORDER = 0, 1, 2
