@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -36,6 +35,7 @@ from schedenv.dispatch.env import DispatchEnv
 from schedenv.dispatch.fastpath import episode_metrics
 from schedenv.dispatch.kernels import KILLED, N_PRESENT, TIME, DispatchArrays, reset_rows, step_rows
 from schedenv.validation import check_choice, check_int
+from schedenv.vector_reset import reseed_copies
 from schedenv.workloads import poisson_job_stream
 
 INITIAL_CAPACITY = 64
@@ -84,22 +84,9 @@ class DispatchVectorEnv(VectorEnv):
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        mask = np.ones(self.num_envs, dtype=np.bool_)
-        if options is not None and "reset_mask" in options:
-            mask = np.asarray(options["reset_mask"], dtype=np.bool_)
-            if mask.shape != (self.num_envs,):
-                raise ValueError(f"options['reset_mask'] has shape {mask.shape}; expected ({self.num_envs},)")
-        if seed is None or isinstance(seed, int):
-            seeds: list[int | None] = [None if seed is None else seed + i for i in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"seed has {len(seeds)} entries; expected num_envs={self.num_envs}")
-        for i in np.flatnonzero(mask):
-            if seeds[i] is not None or self._generators[i] is None:
-                self._generators[i] = seeding.np_random(seeds[i])[0]
-        self._reset(np.flatnonzero(mask))
-        self._autoreset[mask] = False
+        indices = reseed_copies(self._generators, seed, options)
+        self._reset(indices)
+        self._autoreset[indices] = False
         self._started = True
         return self._obs.copy(), self._info()
 
