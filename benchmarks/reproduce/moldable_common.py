@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from baselines.moldable import ENV_ID, POLICIES
 from schedenv.fastpath import evaluate_fast
 from schedenv.moldable.workload import LOADS
+from schedenv.reporting import git_commit, write_atomic
 from schedenv.stats import Interval, mean_interval
 
 METRICS = ("ATT", "AWT", "ART")
@@ -57,15 +58,6 @@ def parser(description: str) -> argparse.ArgumentParser:
     return args
 
 
-def commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "uncommitted"
-
-
 def command(argv: Sequence[str] | None) -> str:
     script = os.path.relpath(sys.argv[0]) if sys.argv and sys.argv[0].endswith(".py") else "benchmarks/reproduce/..."
     return " ".join([".venv/bin/python", script, *(argv if argv is not None else sys.argv[1:])])
@@ -82,7 +74,7 @@ def header(title: str, description: str, argv: Sequence[str] | None, seeds: Sequ
         "",
         description,
         "",
-        f"Command: `{command(argv)}` (commit {commit()}). Seeds: {list(seeds)}; {n_jobs} jobs per workload, "
+        f"Command: `{command(argv)}` (commit {git_commit()}). Seeds: {list(seeds)}; {n_jobs} jobs per workload, "
         "128 processors, Cirne-style Downey workload (schedenv.moldable.workload); mean ± 95% interval over seeds "
         "(seconds).",
         "",
@@ -98,7 +90,65 @@ def header(title: str, description: str, argv: Sequence[str] | None, seeds: Sequ
 
 
 def save(lines: list[str], figure, out: str, name: str) -> None:
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, f"{name}.md"), "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
+    write_atomic(Path(out) / f"{name}.md", "\n".join(lines) + "\n")
     figure.savefig(os.path.join(out, f"{name}.png"), dpi=100)
+
+
+SWEEP_POLICIES = ("hrf-fcfs", "hrf-easy")
+"""The policies of the one-parameter sweeps (Figs. 5 and 6)."""
+
+
+def run_sweep(
+    argv: Sequence[str] | None,
+    *,
+    figure: str,
+    description: str,
+    title: str,
+    parameter: str,
+    values: Sequence[float],
+    quick_values: Sequence[float],
+    fixed: float,
+) -> int:
+    """Figs. 5 and 6: sweep HRF's ``parameter`` ("alpha" or "threshold") with the other one at ``fixed``."""
+    args = parser(description).parse_args(argv)
+    seeds = list(range(args.seeds if args.seeds is not None else (2 if args.quick else 10)))
+    swept = quick_values if args.quick else values
+    n_jobs = 100 if args.quick else args.n_jobs
+
+    def point(load: str, name: str, value: float) -> Point:
+        return Point(load, name, value, fixed) if parameter == "alpha" else Point(load, name, fixed, value)
+
+    points = [point(load, name, v) for load in LOADS for name in SWEEP_POLICIES for v in swept]
+    results = run_points(points, seeds, n_jobs, args.jobs)
+    lines = header(title, description, argv, seeds, n_jobs)
+    lines += [f"| load | policy | {parameter} | ATT | AWT | ART |", "|---|---|---|---|---|---|"]
+    for p, values_of in zip(points, results, strict=True):
+        row = " | ".join(cell(values_of[m]) for m in METRICS)
+        lines.append(f"| {p.load} | {p.policy} | {getattr(p, parameter):g} | {row} |")
+    save(lines, _sweep_plot(points, results, swept, parameter), args.out, figure)
+    return 0
+
+
+def _sweep_plot(points: Sequence[Point], results: Sequence[dict], swept: Sequence[float], parameter: str):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(13, 4))
+    for index, load in enumerate(LOADS):
+        axes = figure.add_subplot(1, 3, index + 1)
+        for name, style in zip(SWEEP_POLICIES, ("-", "--"), strict=True):
+            for metric, colour in zip(METRICS, ("k", "tab:blue", "tab:orange"), strict=True):
+                ys = [
+                    r[metric].mean()
+                    for p, r in zip(points, results, strict=True)
+                    if p.load == load and p.policy == name
+                ]
+                axes.plot(swept, ys, style, color=colour, marker="o", label=f"{name} {metric}")
+        axes.set_title(f"{load} load")
+        axes.set_xlabel(parameter)
+        axes.set_ylabel("seconds")
+    axes.legend(fontsize=7)
+    figure.tight_layout()
+    return figure
