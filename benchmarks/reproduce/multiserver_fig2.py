@@ -7,12 +7,8 @@ the compiled fast path, which takes a few minutes (``--arrivals`` raises it).
 
 from __future__ import annotations
 
-import argparse
-import sys
-from pathlib import Path
-
 import baselines
-from schedenv.multiserver.experiments import SRPT1, markdown_report, plot, sweep
+from schedenv.multiserver.experiments import SRPT1, sweep, sweep_settings, write_figure
 
 FIGURE = "multiserver-fig2"
 DESCRIPTION = (
@@ -26,18 +22,13 @@ QUICK_LOADS = [0.3, 0.6, 0.8, 0.9, 0.95]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=DESCRIPTION)
-    parser.add_argument("--quick", action="store_true", help="5 loads, 20,000 arrivals (under a minute)")
-    parser.add_argument("--out", default="benchmarks/results", help="output directory")
-    parser.add_argument("--seeds", type=int, default=None, help="seeds per load (default 3; 2 with --quick)")
-    parser.add_argument("--arrivals", type=int, default=None, help="arrivals per run (default 1,000,000)")
-    args = parser.parse_args(argv)
-    loads = QUICK_LOADS if args.quick else LOADS
-    n_arrivals = args.arrivals or (20_000 if args.quick else 1_000_000)
-    seeds = list(range(args.seeds or (2 if args.quick else 3)))
+    settings = sweep_settings(argv, DESCRIPTION, LOADS, QUICK_LOADS)
+    loads = settings.loads
     policies = {name: baselines.make(name) for name in POLICIES}
     # GreedySRPT and FirstFitSRPT are not throughput-optimal: stop their runs once the queue passes 1000 jobs.
-    result = sweep(policies, loads, n_arrivals, seeds, caps={"greedy-srpt": 1000, "firstfit-srpt": 1000})
+    result = sweep(
+        policies, loads, settings.n_arrivals, settings.seeds, caps={"greedy-srpt": 1000, "firstfit-srpt": 1000}
+    )
 
     reference = "serverfilling-srpt"
     best = all(result.interval(reference, x).mean <= min(result.interval(p, x).mean for p in POLICIES) for x in loads)
@@ -59,14 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{policy} unstable (run cut, or E[T] > 10x ServerFilling-SRPT) at every load >= 0.85: "
             f"{'yes' if unstable else 'NO'}; the lowest such load in this sweep is {first}."
         )
-    command = "python benchmarks/reproduce/multiserver_fig2.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{FIGURE}.md").write_text(
-        markdown_report(result, FIGURE, DESCRIPTION, command.strip(), "response", verdicts)
-    )
-    plot(result, FIGURE, "response", str(out / f"{FIGURE}.png"))
-    print((out / f"{FIGURE}.md").read_text())
+    print(write_figure(result, FIGURE, DESCRIPTION, "multiserver_fig2.py", argv, "response", verdicts, settings.out))
     return 0
 
 

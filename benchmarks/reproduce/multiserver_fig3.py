@@ -8,12 +8,8 @@ on the same job stream.
 
 from __future__ import annotations
 
-import argparse
-import sys
-from pathlib import Path
-
 import baselines
-from schedenv.multiserver.experiments import Sweep, markdown_report, plot, sweep
+from schedenv.multiserver.experiments import Sweep, sweep, sweep_settings, write_figure
 from schedenv.workloads import Distribution, Exponential
 
 FIGURE = "multiserver-fig3"
@@ -62,24 +58,10 @@ def bounds(result: Sweep) -> list[float]:
 
 def run(argv: list[str] | None, figure: str, description: str, size_dist: Distribution, script: str) -> int:
     """Shared by Figs. 3 and 4, which differ only in the size law."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="4 loads, 20,000 arrivals (under a minute)")
-    parser.add_argument("--out", default="benchmarks/results", help="output directory")
-    parser.add_argument("--seeds", type=int, default=None, help="seeds per load (default 3; 2 with --quick)")
-    parser.add_argument("--arrivals", type=int, default=None, help="arrivals per run (default 1,000,000)")
-    args = parser.parse_args(argv)
-    loads = QUICK_LOADS if args.quick else LOADS
-    n_arrivals = args.arrivals or (20_000 if args.quick else 1_000_000)
-    seeds = list(range(args.seeds or (2 if args.quick else 3)))
+    settings = sweep_settings(argv, description, LOADS, QUICK_LOADS)
     policies = {name: baselines.make(name) for name in POLICIES}
-    result = sweep(policies, loads, n_arrivals, seeds, size_dist=size_dist)
-    command = f"python benchmarks/reproduce/{script} " + " ".join(sys.argv[1:] if argv is None else argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    report = markdown_report(result, figure, description, command.strip(), "ratio", ratio_verdicts(result))
-    (out / f"{figure}.md").write_text(report)
-    plot(result, figure, "ratio", str(out / f"{figure}.png"))
-    print(report)
+    result = sweep(policies, settings.loads, settings.n_arrivals, settings.seeds, size_dist=size_dist)
+    print(write_figure(result, figure, description, script, argv, "ratio", ratio_verdicts(result), settings.out))
     return 0
 
 

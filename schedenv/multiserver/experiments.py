@@ -8,9 +8,12 @@ same stream; the Schrage-Miller mean of SRPT-1 and the Theorem 4.1 gap bound are
 
 from __future__ import annotations
 
+import argparse
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -19,6 +22,7 @@ import numpy as np
 from schedenv.analysis.multiserver import sfs_gap_bound, srpt_mg1_response_time
 from schedenv.multiserver.fastpath import ServiceSetPolicy, run_fast
 from schedenv.multiserver.srpt1 import srpt1_completion_times
+from schedenv.reporting import write_atomic
 from schedenv.stats import Interval, mean_interval
 
 ENV_ID = "schedenv/MultiserverJob-v0"
@@ -93,6 +97,36 @@ def sweep(
         env.close()
     result.seconds = time.perf_counter() - start
     return result
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    """What the command line of a figure script asks for: loads, arrivals per run, seeds, output folder."""
+
+    loads: list[float]
+    n_arrivals: int
+    seeds: list[int]
+    out: Path
+
+
+def sweep_settings(
+    argv: list[str] | None, description: str, loads: list[float], quick_loads: list[float]
+) -> SweepSettings:
+    """Parse the flags shared by the ServerFilling figure scripts (``--quick --out --seeds --arrivals``)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument(
+        "--quick", action="store_true", help=f"{len(quick_loads)} loads, 20,000 arrivals (under a minute)"
+    )
+    parser.add_argument("--out", default="benchmarks/results", help="output directory")
+    parser.add_argument("--seeds", type=int, default=None, help="seeds per load (default 3; 2 with --quick)")
+    parser.add_argument("--arrivals", type=int, default=None, help="arrivals per run (default 1,000,000)")
+    args = parser.parse_args(argv)
+    return SweepSettings(
+        loads=quick_loads if args.quick else loads,
+        n_arrivals=args.arrivals or (20_000 if args.quick else 1_000_000),
+        seeds=list(range(args.seeds or (2 if args.quick else 3))),
+        out=Path(args.out),
+    )
 
 
 def _cell(value: Interval) -> str:
@@ -171,3 +205,22 @@ def plot(result: Sweep, figure: str, kind: str, path: str) -> None:
     axes.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path)
+
+
+def write_figure(
+    result: Sweep,
+    figure: str,
+    description: str,
+    script: str,
+    argv: list[str] | None,
+    kind: str,
+    verdicts: list[str],
+    out: Path,
+) -> str:
+    """Write ``<figure>.md`` (with the exact command of ``script``) and ``<figure>.png`` to ``out``."""
+    arguments = " ".join(sys.argv[1:] if argv is None else argv)
+    command = f"python benchmarks/reproduce/{script} {arguments}".strip()
+    report = markdown_report(result, figure, description, command, kind, verdicts)
+    write_atomic(out / f"{figure}.md", report)
+    plot(result, figure, kind, str(out / f"{figure}.png"))
+    return report
