@@ -20,11 +20,14 @@ install: $(VENV)/.installed
 demo: install
 	$(BIN)/schedenv leaderboard --suite quick --out runs/quick
 
+# lint-imports checks the layers of README "Architecture" (contracts in pyproject.toml) on the code of this
+# folder: it puts the current directory first on sys.path, ahead of the editable install.
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	HYPOTHESIS_PROFILE=ci $(BIN)/pytest -n 2 -q
 
 lint: install
-	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy && $(BIN)/lint-imports

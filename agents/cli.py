@@ -17,9 +17,13 @@ from typing import Any
 
 import gymnasium as gym
 
+import agents
 import baselines
 from agents.algorithms import ALGORITHMS, get_algorithm
 from agents.runs import CONFIG, read_config
+from schedenv.comparison import check_env_id, comparison_rows, objective_metric, print_comparison, strict_json
+from schedenv.evaluation import evaluate
+from schedenv.fastpath import evaluate_fast
 from schedenv.workloads import from_spec
 
 
@@ -67,8 +71,6 @@ def json_object(text: str | None, flag: str) -> dict[str, Any]:
 
 def train_command(args: argparse.Namespace) -> int:
     """Handler of ``schedenv train``."""
-    from schedenv.cli import check_env_id
-
     overrides: dict[str, Any] = {}
     if args.env is not None:
         overrides["env_id"] = check_env_id(args.env)
@@ -126,11 +128,6 @@ def _sweep_command(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 def evaluate_agent(args: argparse.Namespace) -> int:
     """Handler of ``schedenv evaluate --agent DIR``: the agent and the paper policy on the same seeds."""
-    import agents
-    from schedenv.cli import check_env_id, comparison_rows, objective_metric, print_comparison, strict_json
-    from schedenv.evaluation import evaluate
-    from schedenv.fastpath import evaluate_fast
-
     saved = read_config(Path(args.agent))
     env_id = check_env_id(args.env or saved["env_id"])
     raw_kwargs = {**(saved.get("env_kwargs") or {}), **json_object(args.env_kwargs, "--env-kwargs")}

@@ -1,8 +1,8 @@
 """Training sweeps: ``schedenv train`` over several seeds and configs, on a process pool or Ray.
 
 Each (config, seed) pair is one independent run in its own folder ``OUT/<config>-seed<S>``, trained by
-the same ``agents.train.train`` as a single run, and dispatched through the leaderboard's backends
-(``schedenv.leaderboard.backends.run_tasks``: ``local`` process pool or ``ray``). Training is
+the same ``agents.train.train`` as a single run, and dispatched through the backends the leaderboard
+uses too (``schedenv.backends.run_tasks``: ``local`` process pool or ``ray``). Training is
 deterministic for a given seed on CPU with one torch thread, so a run gives the same model whichever
 backend trained it. A killed sweep resumes with ``resume=True``: every run continues from its newest
 checkpoint (a finished run has nothing left to do).
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.runs import CONFIG
-from schedenv.leaderboard.backends import run_tasks
+from schedenv.backends import run_tasks
 
 
 @dataclass(frozen=True)

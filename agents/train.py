@@ -32,6 +32,7 @@ from agents.callbacks import AtomicCheckpointCallback, ReferenceEvalCallback, sa
 from agents.contender import load_normalizer
 from agents.extractors import SlotSetExtractor, slot_layout
 from agents.runs import MODEL, TENSORBOARD, VECNORMALIZE, Checkpoint, checkpoints, read_config, write_config
+from schedenv.comparison import objective_metric
 from schedenv.validation import suggest
 from schedenv.workloads import from_spec
 
@@ -226,7 +227,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False) -> Trai
         config.env_id,
         env_kwargs,
         range(config.eval_seed, config.eval_seed + config.eval_episodes),
-        _objective_metric(config.env_id, env_kwargs),
+        objective_metric(config.env_id, env_kwargs),
         config.eval_every or sys.maxsize,
         config.n_envs,
         run_dir,
@@ -266,12 +267,6 @@ def resume_config(out: str | Path, overrides: dict[str, Any]) -> TrainConfig:
                 f"{key}={overrides[key]!r} differs (use another --out for a new run)"
             )
     return TrainConfig(**{**saved, **overrides})
-
-
-def _objective_metric(env_id: str, env_kwargs: dict[str, Any]) -> str:
-    from schedenv.cli import objective_metric
-
-    return objective_metric(env_id, env_kwargs)
 
 
 def _policy_kwargs(config: TrainConfig, env: gym.Env) -> dict[str, Any]:

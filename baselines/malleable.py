@@ -7,9 +7,8 @@ re-evaluated at each arrival and departure, as in the paper's §5.3.
 
 from __future__ import annotations
 
-import math
 from abc import abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -142,7 +141,8 @@ class Knee(MalleablePolicy):
     KNEE repeatedly gives the job with the lowest knee its knee (capped by the servers left)
     until the servers run out. If every job has its knee and servers remain, they are shared in
     proportion to the knees, so that the policy is work-conserving (our choice; the paper does not
-    say). ``alpha`` has no principled value: ``tune_knee_alpha`` brute-forces it, as the paper does.
+    say). ``alpha`` has no principled value: ``schedenv.tuning.tune_knee_alpha`` brute-forces it, as the
+    paper does.
     """
 
     alpha: float = 1.0
@@ -171,44 +171,6 @@ class Knee(MalleablePolicy):
         servers = np.empty_like(knees)
         servers[order] = np.clip(params.n_servers - before, 0.0, knees[order])
         return servers / servers.sum()
-
-
-def tune_knee_alpha(
-    seeds: Iterable[int],
-    alphas: Sequence[float] | None = None,
-    *,
-    metric: str | None = None,
-    env_id: str = ENV_ID,
-    **env_kwargs: Any,
-) -> tuple[float, list[tuple[float, float]]]:
-    """Brute-force KNEE's alpha on the given seeds, as the heSRPT paper does for its Fig. 5 and 6.
-
-    Evaluates KNEE for each alpha (default: 41 values log-spaced so that a job of the workload's
-    typical size has a knee from 1e-3 N to 10^3 N... clipped by N) and returns the alpha with the
-    lowest mean of ``metric`` (default: the env's objective, mean_slowdown or mean_response_time;
-    run on the compiled fast path, which gives ``evaluate``'s numbers)
-    together with the whole (alpha, mean) table. KNEE's figures are thus optimistic: tuned on the
-    very seeds they report, which is what the paper did.
-    """
-    from schedenv.fastpath import evaluate_fast
-
-    seeds = list(seeds)
-    if alphas is None:
-        env = gym.make(env_id, **env_kwargs)
-        inner: Any = env.unwrapped
-        p = inner.speedup.p if isinstance(inner.speedup, Power) else 0.5
-        n, scale = inner.n_servers, inner.scale
-        env.close()
-        # knee = (p R / alpha)^(1/(1+p)) spans 1e-3 N .. 1e3 N for R = scale at these alphas.
-        alphas = list(p * scale / np.geomspace(1e3 * n, 1e-3 * n, 41) ** (1.0 + p))
-    objective = env_kwargs.get("objective", "slowdown")
-    metric = metric or ("mean_slowdown" if objective == "slowdown" else "mean_response_time")
-    table = []
-    for alpha in alphas:
-        result = evaluate_fast(env_id, Knee(alpha=float(alpha)), seeds, **env_kwargs)
-        table.append((float(alpha), float(result.values(metric).mean())))
-    best = min(table, key=lambda row: row[1] if math.isfinite(row[1]) else math.inf)
-    return best[0], table
 
 
 POLICIES: dict[str, Callable[..., Policy]] = {

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -59,7 +59,7 @@ import numpy as np
 
 from baselines.base import Policy
 from schedenv.moldable.sim import MoldableView
-from schedenv.validation import check_choice, check_positive, check_probability
+from schedenv.validation import check_positive, check_probability
 
 ENV_ID = "schedenv/Moldable-v0"
 REFERENCE = "hrf-easy"
@@ -311,50 +311,3 @@ ALPHA_GRID: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2)
 """The paper's alpha values (§6.2, §6.3)."""
 THRESHOLD_GRID: tuple[float, ...] = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 """The paper's threshold values of the 56 combinations (§6.3)."""
-
-
-@dataclass(frozen=True)
-class TuningResult:
-    """A grid search of HRF's (alpha, threshold) on mean ATT over common seeds."""
-
-    policy: str
-    best_alpha: float
-    best_threshold: float
-    best_att: float
-    table: dict[tuple[float, float], float]
-    """Mean ATT per (alpha, threshold)."""
-    seeds: tuple[int, ...]
-    env_kwargs: dict[str, Any]
-
-
-def tune_hrf(
-    selection: str = "easy",
-    alphas: Sequence[float] = ALPHA_GRID,
-    thresholds: Sequence[float] = (DEFAULT_THRESHOLD,),
-    seeds: Iterable[int] = range(5),
-    **env_kwargs: Any,
-) -> TuningResult:
-    """Tune HRF's alpha and threshold (HRF paper §6.2): the grid point of least mean ATT.
-
-    It minimises the mean over ``seeds`` of the episode's mean turnaround time (ATT) of
-    ``hrf-<selection>`` on ``schedenv/Moldable-v0`` built with ``env_kwargs`` (e.g. a load's
-    ``arrival_interval``), over every (alpha, threshold) in ``alphas`` x ``thresholds``; all
-    points see the same seeds (common random numbers). The paper finds the best alpha depends on
-    load (its Fig. 5) and recommends threshold > 0.3 (its Fig. 6).
-    """
-    from schedenv.evaluation import evaluate
-
-    check_choice("selection", selection, ("fcfs", "easy"))
-    seed_list = tuple(int(seed) for seed in seeds)
-    if not seed_list or not alphas or not thresholds:
-        raise ValueError("seeds, alphas and thresholds must be non-empty")
-    cls = POLICIES[f"hrf-{selection}"]
-    table: dict[tuple[float, float], float] = {}
-    for alpha in alphas:
-        for threshold in thresholds:
-            result = evaluate(
-                ENV_ID, cls(alpha=alpha, threshold=threshold), seed_list, keep_records=False, **env_kwargs
-            )
-            table[(float(alpha), float(threshold))] = float(result.values("ATT").mean())
-    (best_alpha, best_threshold), best = min(table.items(), key=lambda item: item[1])
-    return TuningResult(f"hrf-{selection}", best_alpha, best_threshold, best, table, seed_list, dict(env_kwargs))

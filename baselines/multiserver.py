@@ -20,7 +20,7 @@ import gymnasium as gym
 import numpy as np
 
 from baselines.base import Policy
-from schedenv.multiserver.fastpath import KernelSpec
+from baselines.kernels.multiserver import KernelSpec
 from schedenv.multiserver.gittins import GittinsRank
 from schedenv.multiserver.packing import divisorfilling, is_power_of_two, maxweight, maxweight_table, pack
 from schedenv.multiserver.sim import MultiserverState

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import agents
 from agents.train import CONFIG_DIR, resolve_config, train
-from schedenv.cli import objective_metric
+from schedenv.comparison import objective_metric
 from schedenv.evaluation import evaluate
 
 

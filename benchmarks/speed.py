@@ -147,7 +147,7 @@ def fastpath_section(quick: bool) -> dict[str, float]:
 def multiserver_fastpath(n: int) -> dict[str, float]:
     """ServerFilling-SRPT at k = 8 through the multiserver family's own compiled ``run_fast``."""
     import baselines
-    from schedenv.multiserver.fastpath import run_fast as multiserver_run
+    from schedenv.fastpath.multiserver import run_fast as multiserver_run
 
     env = gym.make("schedenv/MultiserverJob-v0", n_servers=8, load=MMK_LOAD, n_arrivals=n)
     policy: Any = baselines.make("serverfilling-srpt")

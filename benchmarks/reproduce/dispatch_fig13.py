@@ -10,8 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _dispatch_figures import LABELS, parse, plot, write_markdown
 
-from schedenv.analysis.queueing import server_expansion
-from schedenv.analysis.tags import paper_size_dist
+from schedenv.analysis.tags import paper_size_dist, server_expansion
 
 FIGURE = "tags-fig13"
 DESCRIPTION = (

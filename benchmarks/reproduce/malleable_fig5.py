@@ -19,11 +19,12 @@ from pathlib import Path
 import numpy as np
 
 import schedenv  # noqa: F401
-from baselines.malleable import Knee, tune_knee_alpha
+from baselines.malleable import Knee
 from schedenv.analysis import hesrpt_mean_slowdown
 from schedenv.fastpath import evaluate_fast
 from schedenv.reporting import markdown_table, provenance, write_atomic
 from schedenv.stats import mean_interval
+from schedenv.tuning import tune_knee_alpha
 from schedenv.workloads import Pareto
 
 FIGURE = "hesrpt-fig5"

@@ -7,8 +7,14 @@ the compiled fast path, which takes a few minutes (``--arrivals`` raises it).
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import baselines
-from schedenv.multiserver.experiments import SRPT1, sweep, sweep_settings, write_figure
+
+# benchmarks/ is not a package: the sweep code is the module beside this script.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from multiserver_sweeps import SRPT1, sweep, sweep_settings, write_figure
 
 FIGURE = "multiserver-fig2"
 DESCRIPTION = (

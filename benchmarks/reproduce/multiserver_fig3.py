@@ -8,9 +8,15 @@ on the same job stream.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import baselines
-from schedenv.multiserver.experiments import Sweep, sweep, sweep_settings, write_figure
 from schedenv.workloads import Distribution, Exponential
+
+# benchmarks/ is not a package: the sweep code is the module beside this script.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from multiserver_sweeps import Sweep, sweep, sweep_settings, write_figure
 
 FIGURE = "multiserver-fig3"
 DESCRIPTION = (

@@ -17,7 +17,6 @@ from schedenv.analysis.queueing import (
     mg1_slowdown,
     mg1_waiting_time,
     random_analysis,
-    server_expansion,
     sita_e_cutoffs,
 )
 from schedenv.analysis.queueing_mmk import (
@@ -25,7 +24,7 @@ from schedenv.analysis.queueing_mmk import (
     erlang_c_mean_waiting_time,
     erlang_c_wait_probability,
 )
-from schedenv.analysis.tags import paper_size_dist, tags_analysis, tags_optimal_cutoffs
+from schedenv.analysis.tags import paper_size_dist, server_expansion, tags_analysis, tags_optimal_cutoffs
 
 __all__ = [
     "downey_runtime",

@@ -7,7 +7,6 @@
 - Least-Work-Remaining = Central-Queue = M/G/h (§5.1), approximated as in the paper by
   E[Q_M/G/h] = E[Q_M/M/h] E[X^2] / E[X]^2 (Sozaki-Ross, Wolff). The usual Lee-Longton form has
   (1 + C^2) / 2 = E[X^2] / (2 E[X]^2) instead, which is exact for h = 1; ``variant`` chooses.
-- Server expansion (§6.1): hosts to add at a fixed arrival rate until the mean slowdown <= 3.
 
 "Waiting time" and "slowdown" here are the paper's: time in queue W and W / X.
 """
@@ -15,7 +14,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -187,60 +185,3 @@ def support_bracket(size_dist: Distribution) -> tuple[float, float]:
         values, _ = _atoms(size_dist)
         return float(values.min()) * (1 - 1e-9), float(values.max())
     return 1e-9 * size_dist.mean, 1e4 * size_dist.mean * (1.0 + size_dist.scv)
-
-
-def _first_host_count(slowdown: Callable[[int], float], start: int, target: float, max_hosts: int) -> int:
-    """Smallest h >= start with slowdown(h) <= target (slowdown nonincreasing in h), by doubling then bisection."""
-    if slowdown(start) <= target:
-        return start
-    low, high = start, start + 1
-    while slowdown(high) > target:
-        if high >= max_hosts:
-            raise ValueError(f"mean slowdown stays above {target} up to max_hosts={max_hosts}; raise max_hosts")
-        low, high = high, min(2 * high, max_hosts)
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (low, middle) if slowdown(middle) <= target else (middle, high)
-    return high
-
-
-def server_expansion(
-    policy: Literal["random", "least-work-remaining", "tags-slowdown"],
-    size_dist: Distribution,
-    load: float,
-    n_hosts: int,
-    target: float = 3.0,
-    max_hosts: int = 10**15,
-) -> int:
-    """Hosts to add, at the arrival rate of ``n_hosts`` hosts at ``load``, until mean slowdown <= ``target`` (§6.1).
-
-    The slowdown is the paper's W / X. TAGS uses optimal-slowdown cutoffs for every host count
-    (searched one host at a time, up to 64 hosts); LWR its M/G/h form (doubling, then bisection);
-    Random its closed form, whose answer can be astronomically large (about 10^27 hosts at alpha 0.2).
-    """
-    check_choice("policy", policy, ("random", "least-work-remaining", "tags-slowdown"))
-    h0 = check_int("n_hosts", n_hosts)
-    rate = check_positive("load", load) * h0 / size_dist.mean
-    target = check_positive("target", target)
-
-    def slowdown(h: int) -> float:
-        load_h = rate * size_dist.mean / h
-        if policy == "least-work-remaining":
-            return lwr_analysis(size_dist, load_h, h).mean_slowdown
-        from schedenv.analysis.tags import tags_optimal_cutoffs
-
-        try:
-            return tags_optimal_cutoffs(size_dist, load_h, h, objective="slowdown").mean_slowdown
-        except ValueError:
-            return math.inf
-
-    if policy == "random":
-        # Random's slowdown at h hosts is a / (h - b): b = lambda E[X], a = lambda E[X^2] E[1/X] / 2.
-        a = rate * size_dist.second_moment() * moment(size_dist, -1) / 2.0
-        return max(h0, math.floor(rate * size_dist.mean + a / target) + 1) - h0
-    if policy == "tags-slowdown":
-        for h in range(h0, min(max_hosts, 64) + 1):
-            if slowdown(h) <= target:
-                return h - h0
-        raise ValueError(f"TAGS mean slowdown stays above {target} up to 64 hosts")
-    return _first_host_count(slowdown, h0, target, max_hosts) - h0

@@ -12,18 +12,22 @@ host, which §5.1 argues makes the result an upper bound) each host is an M/G/1 
     Excess_a = sum_i rho_i - h rho = Excess_b = sum_{i >= 2} lambda P(X > s_{i-1}) s_{i-1}
 
 W is the time spent in queues (killed runs are not counted, as in the appendix); S = W / X.
+
+Server expansion (§6.1), which compares TAGS with Random and Least-Work-Remaining (``queueing``),
+is here too: hosts to add at a fixed arrival rate until the mean slowdown <= 3.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from scipy import optimize
 
-from schedenv.analysis.queueing import lwr_analysis, partial_moment, random_analysis, support_bracket
+from schedenv.analysis.queueing import lwr_analysis, moment, partial_moment, random_analysis, support_bracket
 from schedenv.validation import check_choice, check_int, check_positive
 from schedenv.workloads import BoundedPareto, Distribution
 
@@ -236,3 +240,58 @@ def policy_comparison(
         row.update({f"cutoff_{i + 1}": float(s) for i, s in enumerate(tags.cutoffs)})
         table[f"tags-{objective}"] = row
     return table
+
+
+def _first_host_count(slowdown: Callable[[int], float], start: int, target: float, max_hosts: int) -> int:
+    """Smallest h >= start with slowdown(h) <= target (slowdown nonincreasing in h), by doubling then bisection."""
+    if slowdown(start) <= target:
+        return start
+    low, high = start, start + 1
+    while slowdown(high) > target:
+        if high >= max_hosts:
+            raise ValueError(f"mean slowdown stays above {target} up to max_hosts={max_hosts}; raise max_hosts")
+        low, high = high, min(2 * high, max_hosts)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if slowdown(middle) <= target else (middle, high)
+    return high
+
+
+def server_expansion(
+    policy: Literal["random", "least-work-remaining", "tags-slowdown"],
+    size_dist: Distribution,
+    load: float,
+    n_hosts: int,
+    target: float = 3.0,
+    max_hosts: int = 10**15,
+) -> int:
+    """Hosts to add, at the arrival rate of ``n_hosts`` hosts at ``load``, until mean slowdown <= ``target`` (§6.1).
+
+    The slowdown is the paper's W / X. TAGS uses optimal-slowdown cutoffs for every host count
+    (searched one host at a time, up to 64 hosts); LWR its M/G/h form (doubling, then bisection);
+    Random its closed form, whose answer can be astronomically large (about 10^27 hosts at alpha 0.2).
+    """
+    check_choice("policy", policy, ("random", "least-work-remaining", "tags-slowdown"))
+    h0 = check_int("n_hosts", n_hosts)
+    rate = check_positive("load", load) * h0 / size_dist.mean
+    target = check_positive("target", target)
+
+    def slowdown(h: int) -> float:
+        load_h = rate * size_dist.mean / h
+        if policy == "least-work-remaining":
+            return lwr_analysis(size_dist, load_h, h).mean_slowdown
+        try:
+            return tags_optimal_cutoffs(size_dist, load_h, h, objective="slowdown").mean_slowdown
+        except ValueError:
+            return math.inf
+
+    if policy == "random":
+        # Random's slowdown at h hosts is a / (h - b): b = lambda E[X], a = lambda E[X^2] E[1/X] / 2.
+        a = rate * size_dist.second_moment() * moment(size_dist, -1) / 2.0
+        return max(h0, math.floor(rate * size_dist.mean + a / target) + 1) - h0
+    if policy == "tags-slowdown":
+        for h in range(h0, min(max_hosts, 64) + 1):
+            if slowdown(h) <= target:
+                return h - h0
+        raise ValueError(f"TAGS mean slowdown stays above {target} up to 64 hosts")
+    return _first_host_count(slowdown, h0, target, max_hosts) - h0

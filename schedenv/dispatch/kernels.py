@@ -1,4 +1,4 @@
-"""Compiled event core and baseline rules of the dispatch family, shared by ``fastpath`` and ``vector``.
+"""Compiled event core of the dispatch family, shared by ``schedenv.fastpath.dispatch`` and ``vector``.
 
 A numba transcription of ``sim.DispatchSim`` (Harchol-Balter, "Task assignment with unknown
 duration", J. ACM 2002, §1 and §4) on flat arrays, with the same floating-point operations in the
@@ -48,9 +48,6 @@ COUNT, SUM = range(2)
 
 DECISION, END, CHUNK_END, FULL = range(4)
 """``advance`` outcomes: a job awaits a decision; all done; the next arrival is in the next chunk; no free slot."""
-
-CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS = range(7)
-"""Policy codes of ``decide`` (``baselines/dispatch.py``)."""
 
 
 @numba.njit(cache=True, **NO_NRT)
@@ -310,38 +307,6 @@ def host_work(host, hf, hi, now):
 
 
 @numba.njit(cache=True, inline="always", **NO_NRT)
-def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_limits, choices, id_offset):
-    """The (destination, limit index) of baseline ``policy`` for the pending ``slot`` (``baselines/dispatch.py``).
-
-    ``choices`` are RANDOM's pre-drawn hosts of the chunk's jobs; ``cutoffs`` SITA-E's size cutoffs;
-    ``tags_limits`` TAGS's ladder index per attempt.
-    """
-    n_hosts = hi.size
-    last = n_limits - 1
-    if policy == CENTRAL_QUEUE:
-        return n_hosts, last
-    if policy == RANDOM:
-        return choices[ji[slot, JOB_ID] - id_offset], last
-    if policy == ROUND_ROBIN:
-        si[COUNTER] += 1
-        return (si[COUNTER] - 1) % n_hosts, last
-    if policy == SITA_E:
-        return bisect_left(cutoffs, jf[slot, SIZE]), last
-    if policy == TAGS:
-        attempt = ji[slot, RUNS]
-        return attempt, tags_limits[attempt]
-    best, best_key = 0, np.inf
-    for host in range(n_hosts):
-        if policy == SHORTEST_QUEUE:
-            key = float(qs[LENGTH, host] + (hi[host] >= 0))
-        else:
-            key = host_work(host, hf, hi, sf[TIME])
-        if key < best_key:
-            best, best_key = host, key
-    return best, last
-
-
-@numba.njit(cache=True, inline="always", **NO_NRT)
 def begin_step(sf):
     """Start a new step's accounting (``DispatchSim.advance``'s ``start`` and ``accrued``)."""
     sf[ACCRUED] = 0.0
@@ -365,32 +330,6 @@ def clear(jf, ji, hf, hi, qs, si, sf, ct):
     sf[:] = 0.0
     sf[FIRST_ARRIVAL] = np.inf
     ct[:] = 0.0
-
-
-@numba.njit(cache=True, **NO_NRT)
-def run_chunk(
-    policy, jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
-    arrivals, sizes, following, id_offset, done_f, done_i, cutoffs, tags_limits, choices,
-):  # fmt: skip
-    """Decide and advance until the episode ends (``END``), the chunk is used up or the pool is full."""
-    n_limits = limits.size
-    while True:
-        if si[PENDING] < 0:
-            status = advance(
-                jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
-                arrivals, sizes, following, id_offset, done_f, done_i,
-            )  # fmt: skip
-            if status in (CHUNK_END, FULL):
-                return status
-            sf[RETURN] -= sf[ACCRUED]
-            if si[PENDING] < 0:
-                return status
-        destination, limit = decide(
-            policy, si[PENDING], jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_limits, choices, id_offset
-        )
-        dispatch(destination, limit, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting)
-        si[STEPS] += 1
-        begin_step(sf)
 
 
 @numba.njit(cache=True, **NO_NRT)

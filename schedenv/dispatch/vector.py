@@ -32,8 +32,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from schedenv.dispatch.env import DispatchEnv
-from schedenv.dispatch.fastpath import episode_metrics
 from schedenv.dispatch.kernels import KILLED, N_PRESENT, TIME, DispatchArrays, reset_rows, step_rows
+from schedenv.dispatch.metrics import episode_metrics
 from schedenv.validation import check_choice, check_int
 from schedenv.vector_reset import reseed_copies
 from schedenv.workloads import poisson_job_stream

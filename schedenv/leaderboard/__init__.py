@@ -6,12 +6,14 @@ numbers, caches each cell, runs on a local process pool or on Ray, and writes Ma
 JSON and PNG outputs with a record of what produced them.
 
 Modules: ``scenario`` (what a scenario and a claim are), ``suites`` (the scenarios, one table per
-family), ``cells`` (the unit of work), ``cache`` (atomic files), ``backends`` (process pool, Ray),
-``table`` (statistics and ranks), ``report`` (writers), ``record`` (command, commit, versions,
-machine), ``runner`` (the run), ``cli`` (the subcommand).
+family), ``cells`` (the unit of work), ``cache`` (atomic files), ``table`` (statistics and ranks),
+``result`` (what a run produced), ``report`` (writers), ``record`` (command, commit, versions,
+machine), ``runner`` (the run), ``cli`` (the subcommand). Cells run on ``schedenv.backends`` (process
+pool, Ray), which the RL harness's training sweeps share.
 """
 
-from schedenv.leaderboard.runner import LeaderboardResult, plan, run_leaderboard, select_scenarios
+from schedenv.leaderboard.result import LeaderboardResult
+from schedenv.leaderboard.runner import plan, run_leaderboard, select_scenarios
 from schedenv.leaderboard.scenario import Claim, Scenario
 from schedenv.leaderboard.suites import FAMILIES, SUITES, available_families, suite
 

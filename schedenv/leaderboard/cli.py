@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from schedenv.leaderboard.backends import BACKENDS
+from schedenv.backends import BACKENDS
 from schedenv.leaderboard.suites import SUITES
 
 EPILOG = """outputs in --out: leaderboard.md, leaderboard.csv, leaderboard.json, leaderboard_<family>.png,

@@ -13,13 +13,11 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schedenv.leaderboard.cache import write_atomic
+from schedenv.leaderboard.result import LeaderboardResult
 from schedenv.leaderboard.table import COLUMNS
-
-if TYPE_CHECKING:
-    from schedenv.leaderboard.runner import LeaderboardResult
 
 
 def _number(value: Any, digits: int = 4) -> str:

@@ -25,34 +25,16 @@ import gymnasium as gym
 from tqdm import tqdm
 
 import baselines
-from schedenv.leaderboard.backends import run_tasks
+from schedenv.backends import run_tasks
 from schedenv.leaderboard.cache import CellCache
 from schedenv.leaderboard.cells import CellTask, ContenderSpec, folder_digest, load_agent, run_cell
 from schedenv.leaderboard.record import run_record
 from schedenv.leaderboard.report import write_all
+from schedenv.leaderboard.result import LeaderboardResult
 from schedenv.leaderboard.scenario import Scenario
 from schedenv.leaderboard.suites import FAMILIES, available_families, suite
 from schedenv.leaderboard.table import ScenarioPlan, claim_checks, family_summary, scenario_rows
 from schedenv.validation import suggest
-
-
-@dataclass
-class LeaderboardResult:
-    """Everything a leaderboard run produced (what the writers turn into files)."""
-
-    suite: str
-    plans: list[ScenarioPlan]
-    rows: list[dict[str, Any]]
-    claims: list[dict[str, Any]]
-    summary: dict[str, list[dict[str, Any]]]
-    families: list[str]
-    families_missing: list[str]
-    record: dict[str, Any]
-
-    @property
-    def failed(self) -> list[dict[str, Any]]:
-        """Rows whose cell raised an error."""
-        return [row for row in self.rows if row["status"] == "error"]
 
 
 def _split(patterns: str | Sequence[str] | None) -> list[str]:

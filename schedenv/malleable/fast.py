@@ -14,8 +14,8 @@ import numba
 import numpy as np
 
 from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES, check_action
-from schedenv.malleable.policy_kernels import stable_order
 from schedenv.malleable.sim import COMPLETION_TOLERANCE, MalleableParams, MalleableState, StepOutcome
+from schedenv.malleable.sorting import stable_order
 from schedenv.records import JobRecord
 from schedenv.workloads import Power
 

@@ -11,8 +11,8 @@ import yaml
 
 from agents import load
 from agents.sweep import run_folder, sweep
+from schedenv.backends import ray_available
 from schedenv.cli import main
-from schedenv.leaderboard.backends import ray_available
 
 ENV = {"env_id": "schedenv/Malleable-v0", "env_kwargs": {"n_jobs": 4, "max_jobs": 4}, "timesteps": 128}
 

@@ -18,7 +18,7 @@ from agents.algorithms import ALGORITHMS, compatible_algorithms
 from agents.extractors import SlotSetExtractor, slot_layout
 from agents.runs import MODEL, checkpoint_paths, checkpoints, read_config
 from agents.train import TrainConfig, resolve_config, train
-from schedenv.cli import objective_metric
+from schedenv.comparison import objective_metric
 from schedenv.evaluation import evaluate
 from tests.agents.conftest import natural_algo
 

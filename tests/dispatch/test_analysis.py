@@ -18,10 +18,9 @@ from schedenv.analysis.queueing import (
     moment,
     partial_moment,
     random_analysis,
-    server_expansion,
     sita_e_cutoffs,
 )
-from schedenv.analysis.tags import paper_size_dist, tags_analysis, tags_optimal_cutoffs
+from schedenv.analysis.tags import paper_size_dist, server_expansion, tags_analysis, tags_optimal_cutoffs
 from schedenv.workloads import BoundedPareto, Choice, Deterministic, Exponential
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from schedenv.backends import ray_available, run_tasks
 from schedenv.leaderboard import run_leaderboard
-from schedenv.leaderboard.backends import ray_available, run_tasks
 from schedenv.leaderboard.scenario import Scenario
 
 

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import baselines
-from baselines.malleable import Hell, Knee, tune_knee_alpha
+from baselines.malleable import Hell, Knee
 from schedenv.evaluation import evaluate
 from schedenv.malleable.sim import MalleableParams, MalleableState
+from schedenv.tuning import tune_knee_alpha
 from schedenv.workloads import Pareto, Power
 
 ENV_ID = "schedenv/Malleable-v0"

@@ -21,12 +21,12 @@ from baselines.moldable import (
     fair_limit,
     greedy_count,
     hrf_allocation,
-    tune_hrf,
 )
 from schedenv.analysis import list_schedule
 from schedenv.evaluation import evaluate, run_episode
 from schedenv.moldable import MoldableEnv
 from schedenv.moldable.sim import MoldableView
+from schedenv.tuning import tune_hrf
 from schedenv.workloads import DowneySpeedup
 
 ENV_ID = "schedenv/Moldable-v0"

@@ -11,7 +11,7 @@ import baselines.multiserver as multiserver
 import schedenv  # noqa: F401 - registers the env ids
 from schedenv.analysis import sfs_gap_bound, srpt_mg1_response_time
 from schedenv.evaluation import evaluate
-from schedenv.multiserver.fastpath import run_fast
+from schedenv.fastpath.multiserver import run_fast
 from schedenv.multiserver.gittins import GittinsRank
 from schedenv.multiserver.sim import advance, is_done
 from schedenv.multiserver.srpt1 import srpt1_completion_times

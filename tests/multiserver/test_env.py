@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import baselines
 import schedenv  # noqa: F401 - registers the env ids
-from schedenv.multiserver.fastpath import run_fast
+from schedenv.fastpath.multiserver import run_fast
 from schedenv.workloads import Choice, Exponential
 
 ENV_ID = "schedenv/MultiserverJob-v0"

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import baselines
-from schedenv.multiserver.experiments import SRPT1, markdown_report, plot, sweep
+
+# benchmarks/ is not a package: the sweeps are a module beside the figure scripts that use them.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "reproduce"))
+from multiserver_sweeps import SRPT1, markdown_report, plot, sweep
 
 
 def test_sweep_pairs_policies_with_srpt1_on_the_same_streams(tmp_path: Path) -> None:

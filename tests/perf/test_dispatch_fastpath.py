@@ -13,9 +13,9 @@ import pytest
 import schedenv  # noqa: F401
 from baselines.dispatch import POLICIES, Tags
 from schedenv.analysis.queueing_mmk import erlang_c_mean_response_time
-from schedenv.dispatch.fastpath import DispatchFastRun
 from schedenv.evaluation import EpisodeResult, evaluate
 from schedenv.fastpath import run_fast, supports
+from schedenv.fastpath.dispatch import DispatchFastRun
 from schedenv.mmk import simulate_mmk_fcfs
 from schedenv.workloads import BoundedPareto, Exponential
 

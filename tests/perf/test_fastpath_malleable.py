@@ -11,8 +11,7 @@ import pytest
 import schedenv  # noqa: F401
 from baselines.malleable import Knee
 from schedenv.evaluation import evaluate
-from schedenv.fastpath import run_fast, supports
-from schedenv.malleable.fastpath import FastRun
+from schedenv.fastpath import FastRun, run_fast, supports
 from schedenv.workloads import Exponential, Speedup
 
 ENV = "schedenv/Malleable-v0"

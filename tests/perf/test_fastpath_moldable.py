@@ -10,8 +10,8 @@ import pytest
 import schedenv  # noqa: F401
 from baselines.moldable import POLICIES
 from schedenv.evaluation import evaluate
+from schedenv.fastpath import moldable as moldable_fastpath
 from schedenv.fastpath import run_fast, supports
-from schedenv.moldable import fastpath as moldable_fastpath
 
 ENV = "schedenv/Moldable-v0"
 COVERED = ["hrf-fcfs", "hrf-easy", "rigid-fcfs", "rigid-easy"]

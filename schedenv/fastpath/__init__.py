@@ -1,10 +1,13 @@
 """Compiled simulation paths for baselines, without the Gymnasium shell (DESIGN §7).
 
 For long evaluations (the papers simulate up to 10^7 arrivals per point) a baseline can run in one
-numba loop that fuses its decision rule with the family's event step. ``supports`` says whether a
-(env id, policy, configuration) has such a path; ``run_fast`` runs one episode of it and returns the
-env's ``episode_metrics`` (streamed, so memory stays flat) and, on request, per-job completion times,
-which equal those of ``schedenv.evaluation.evaluate`` on the same seed (``tests/perf``).
+numba loop that fuses its decision rule (``baselines.kernels``) with the family's event step: one
+module per family here (``malleable``, ``dispatch``, ``moldable``, and ``multiserver`` with its own
+``run_fast(env, policy, seed)``), a layer above the baselines and the families they join.
+``supports`` says whether a (env id, policy, configuration) has such a path; ``run_fast`` runs one
+episode of it and returns the env's ``episode_metrics`` (streamed, so memory stays flat) and, on
+request, per-job completion times, which equal those of ``schedenv.evaluation.evaluate`` on the
+same seed (``tests/perf``).
 
 >>> from schedenv.fastpath import run_fast, supports
 >>> supports("schedenv/Malleable-v0", "hesrpt")
@@ -26,11 +29,15 @@ from typing import Any
 
 import gymnasium as gym
 
-from schedenv.dispatch import fastpath as dispatch_fastpath
+import baselines
+from baselines.kernels import dispatch as dispatch_kernels
+from baselines.kernels import malleable as malleable_kernels
+from baselines.kernels import moldable as moldable_kernels
 from schedenv.evaluation import EvaluationResult, evaluate
-from schedenv.malleable import fastpath as malleable_fastpath
-from schedenv.malleable.fastpath import DEFAULT_CHUNK, FastRun
-from schedenv.moldable import fastpath as moldable_fastpath
+from schedenv.fastpath import dispatch as dispatch_fastpath
+from schedenv.fastpath import malleable as malleable_fastpath
+from schedenv.fastpath import moldable as moldable_fastpath
+from schedenv.fastpath.result import DEFAULT_CHUNK, FastRun
 from schedenv.workloads import Power
 
 MALLEABLE = "schedenv/Malleable-v0"
@@ -40,8 +47,6 @@ MOLDABLE = "schedenv/Moldable-v0"
 
 def _policy_object(policy: Any) -> Any:
     if isinstance(policy, str):
-        import baselines
-
         return baselines.make(policy)
     return policy
 
@@ -55,11 +60,11 @@ def supports(env_id: str, policy: Any, **env_kwargs: Any) -> bool:
     except ValueError:
         return False
     if env_id == MOLDABLE:
-        return moldable_fastpath.policy_code(agent) is not None
+        return moldable_kernels.policy_code(agent) is not None
     if env_id == DISPATCH:
-        code = dispatch_fastpath.policy_code(agent)
-        return code is not None and (code not in dispatch_fastpath.SIZE_AWARE or bool(env_kwargs.get("size_known")))
-    if malleable_fastpath.policy_code(agent) is None:
+        code = dispatch_kernels.policy_code(agent)
+        return code is not None and (code not in dispatch_kernels.SIZE_AWARE or bool(env_kwargs.get("size_known")))
+    if malleable_kernels.policy_code(agent) is None:
         return False
     speedup = env_kwargs.get("speedup", 0.5)
     return isinstance(speedup, int | float | Power)

@@ -3,31 +3,40 @@
 Each kernel fills ``theta[:n]`` with the fractions the Python policy's ``allocate`` returns for the
 ``n`` jobs present (arrays in arrival order). The formulas and tie rules are those of the Python
 policies, which stay the specification (the fast-path tests compare completion times).
+``schedenv.fastpath.malleable`` fuses ``allocate`` with the env's event step.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numba
 import numpy as np
 
+from baselines import malleable
+from schedenv.malleable.sorting import stable_order
+
 HESRPT, EQUI, SRPT, RS, HELL, KNEE = 0, 1, 2, 3, 4, 5
 """Policy codes of ``allocate``."""
 
+_CODES: dict[type, int] = {
+    malleable.HeSRPT: HESRPT,
+    malleable.AdaptiveHeSRPT: HESRPT,
+    malleable.Equi: EQUI,
+    malleable.SRPT: SRPT,
+    malleable.RS: RS,
+    malleable.Hell: HELL,
+    malleable.Knee: KNEE,
+}
 
-@numba.njit(cache=True)
-def stable_order(keys, n, order):
-    """Fill ``order[:n]`` with the stable ascending order of ``keys[:n]`` (as a mergesort argsort)."""
-    if n > 24:
-        order[:n] = np.argsort(keys[:n], kind="mergesort")
-        return
-    for i in range(n):  # insertion sort: no allocation, fast for the few jobs usually present
-        j = i
-        while j > 0 and keys[order[j - 1]] > keys[i]:
-            order[j] = order[j - 1]
-            j -= 1
-        order[j] = i
+
+def policy_code(policy: Any) -> tuple[int, float] | None:
+    """(kernel code, KNEE's alpha) of a malleable baseline object, or None if it has no kernel."""
+    code = _CODES.get(type(policy))
+    if code is None:
+        return None
+    return code, float(getattr(policy, "alpha", 1.0))
 
 
 @numba.njit(cache=True)

@@ -1,10 +1,11 @@
 """Dispatch baselines without the Gymnasium shell: one compiled loop per episode (DESIGN §7).
 
-The loop fuses a baseline's rule (``kernels.decide``: Central-Queue, Random, Round-Robin,
-Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS of Harchol-Balter, J. ACM 2002, §1-§4) with
-the compiled transcription of ``DispatchSim`` (``kernels.advance``), so per-job completion times,
-the episode return and ``episode_metrics`` equal those of ``schedenv.evaluation.evaluate`` on the
-same seed (``tests/perf``). The env applies a Discrete action exactly, so there is nothing to emulate.
+The loop (``run_chunk``) fuses a baseline's rule (``baselines.kernels.dispatch.decide``:
+Central-Queue, Random, Round-Robin, Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS of
+Harchol-Balter, J. ACM 2002, §1-§4) with the compiled transcription of ``DispatchSim``
+(``schedenv.dispatch.kernels.advance``), so per-job completion times, the episode return and
+``episode_metrics`` equal those of ``schedenv.evaluation.evaluate`` on the same seed
+(``tests/perf``). The env applies a Discrete action exactly, so there is nothing to emulate.
 
 The workload is drawn as ``DispatchEnv.reset(seed)`` draws it: all gaps of the episode, then its
 sizes. Random's hosts come, as in ``RandomDispatch``, from a generator seeded by one draw of the
@@ -21,60 +22,57 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 from gymnasium.utils import seeding
 
+from baselines.kernels.dispatch import LEAST_WORK, RANDOM, SITA_E, TAGS, decide, policy_code
 from schedenv.dispatch.kernels import (
-    BUSY,
-    CENTRAL_QUEUE,
-    COUNT,
-    FINAL_COUNT,
-    FINAL_SUM,
-    FIRST_ARRIVAL,
+    ACCRUED,
+    CHUNK_END,
     FULL,
     KILL_EVENTS,
-    KILLS,
-    LEAST_WORK,
     N_COMPLETED,
     NEXT_ARRIVAL,
-    RANDOM,
-    RESPONSE,
+    NO_NRT,
+    PENDING,
     RETURN,
-    ROUND_ROBIN,
-    SHORTEST_QUEUE,
-    SITA_E,
     STEPS,
-    SUM,
-    TAGS,
-    TIME,
     DispatchArrays,
-    run_chunk,
+    advance,
+    begin_step,
+    dispatch,
 )
-from schedenv.dispatch.records import DispatchRecord, EpisodeTally
-from schedenv.malleable.fastpath import DEFAULT_CHUNK, FastRun
+from schedenv.dispatch.metrics import episode_metrics
+from schedenv.dispatch.records import DispatchRecord
+from schedenv.fastpath.result import DEFAULT_CHUNK, FastRun
 from schedenv.workloads import poisson_job_stream
 
-SIZE_AWARE = (LEAST_WORK, SITA_E)
-"""Policy codes that read job sizes (the env needs ``size_known=True`` for them)."""
 
-
-def policy_code(policy: Any) -> int | None:
-    """The kernel code of a dispatch baseline object, or None if it has no compiled rule."""
-    from baselines import dispatch as rules
-
-    codes = {
-        rules.CentralQueue: CENTRAL_QUEUE,
-        rules.RandomDispatch: RANDOM,
-        rules.RoundRobin: ROUND_ROBIN,
-        rules.ShortestQueue: SHORTEST_QUEUE,
-        rules.LeastWorkRemaining: LEAST_WORK,
-        rules.SitaE: SITA_E,
-        rules.Tags: TAGS,
-        rules.TagsSlowdown: TAGS,
-        rules.TagsWaiting: TAGS,
-        rules.TagsFair: TAGS,
-    }
-    return codes.get(type(policy))
+@numba.njit(cache=True, **NO_NRT)
+def run_chunk(
+    policy, jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
+    arrivals, sizes, following, id_offset, done_f, done_i, cutoffs, tags_limits, choices,
+):  # fmt: skip
+    """Decide and advance until the episode ends (``END``), the chunk is used up or the pool is full."""
+    n_limits = limits.size
+    while True:
+        if si[PENDING] < 0:
+            status = advance(
+                jf, ji, hf, hi, qs, si, sf, ct, limits, bounds, per_size, waiting,
+                arrivals, sizes, following, id_offset, done_f, done_i,
+            )  # fmt: skip
+            if status in (CHUNK_END, FULL):
+                return status
+            sf[RETURN] -= sf[ACCRUED]
+            if si[PENDING] < 0:
+                return status
+        destination, limit = decide(
+            policy, si[PENDING], jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_limits, choices, id_offset
+        )
+        dispatch(destination, limit, jf, ji, hf, hi, qs, si, sf, limits, per_size, waiting)
+        si[STEPS] += 1
+        begin_step(sf)
 
 
 @dataclass
@@ -179,29 +177,6 @@ def run(inner: Any, policy: Any, seed: int, *, chunk: int = DEFAULT_CHUNK, keep_
         offset += arrivals.size
         current = following
     return _result(inner, int(seed), state, kept, done_f, done_i, offset, time.perf_counter() - started)
-
-
-def episode_metrics(
-    n_hosts: int, class_bounds: tuple[float, ...], hf: np.ndarray, si: np.ndarray, sf: np.ndarray, ct: np.ndarray
-) -> dict[str, float]:
-    """``episode_metrics`` of one copy through ``EpisodeTally.metrics`` itself, from the kernel's running sums."""
-    tally = EpisodeTally(n_hosts, class_bounds=tuple(class_bounds))
-    (
-        tally.response,
-        tally.waiting,
-        tally.queueing,
-        tally.slowdown,
-        tally.waiting_slowdown,
-        tally.queueing_slowdown,
-        tally.wasted,
-        tally.work,
-        tally.first_arrival,
-    ) = (float(v) for v in sf[RESPONSE : FIRST_ARRIVAL + 1])
-    tally.n_completed, tally.kills = int(si[N_COMPLETED]), int(si[KILLS])
-    tally.busy = hf[BUSY].tolist()
-    tally.final_host = [[float(c), float(s)] for c, s in zip(hf[FINAL_COUNT], hf[FINAL_SUM], strict=True)]
-    tally.size_class = [[float(c), float(s)] for c, s in zip(ct[COUNT], ct[SUM], strict=True)]
-    return tally.metrics(float(sf[TIME]))
 
 
 def _result(

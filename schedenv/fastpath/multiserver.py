@@ -10,32 +10,15 @@ seed (tests check it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import gymnasium as gym
 import numpy as np
 
+from baselines.kernels.multiserver import KernelSpec
 from schedenv.multiserver import kernel
 from schedenv.multiserver.sim import MultiserverJobRecord, MultiserverParams, MultiserverState, advance, is_done
-
-
-@dataclass(frozen=True)
-class KernelSpec:
-    """What the compiled loop needs to run a policy: its order, its packing and their tables."""
-
-    order: str
-    """"srpt", "arrival" or "gittins"."""
-    packing: str
-    """"serverfilling", "firstfit", "greedy" or "maxweight"."""
-    need_values: np.ndarray = field(default_factory=lambda: np.ones(1, dtype=np.int64))
-    """Sorted need values (rows of the rank tables; columns of the MaxWeight table)."""
-    table: np.ndarray = field(default_factory=lambda: np.zeros((1, 1), dtype=np.int64))
-    """MaxWeight count vectors (``packing.maxweight_table``)."""
-    rank_ages: np.ndarray = field(default_factory=lambda: np.zeros((1, 2)))
-    """Gittins: the age grid of each need value (one row per ``need_values`` entry)."""
-    rank_values: np.ndarray = field(default_factory=lambda: np.zeros((1, 2)))
-    """Gittins: the ranks on that grid."""
 
 
 class ServiceSetPolicy(Protocol):

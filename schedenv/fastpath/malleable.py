@@ -1,11 +1,12 @@
 """Malleable baselines without the Gymnasium shell: one compiled loop per episode (DESIGN §7).
 
-The loop fuses a policy's allocation rule (``policy_kernels``) with the event step of the env's
-compiled core (``fast.py``): at every arrival and departure the policy allocates over *all* jobs
-present, and, when ``emulate_env`` is true (the default), the allocation then goes through exactly
-what the env does to an action (the window of ``max_jobs`` least-remaining jobs, float32 action
-entries, the group weight split equally outside the window, renormalisation), so that completion
-times equal those of ``schedenv.evaluation.evaluate`` on the same seed (tests check it).
+The loop fuses a policy's allocation rule (``baselines.kernels.malleable``) with the event step of
+the env's compiled core (``schedenv.malleable.fast``): at every arrival and departure the policy
+allocates over *all* jobs present, and, when ``emulate_env`` is true (the default), the allocation
+then goes through exactly what the env does to an action (the window of ``max_jobs`` least-remaining
+jobs, float32 action entries, the group weight split equally outside the window, renormalisation),
+so that completion times equal those of ``schedenv.evaluation.evaluate`` on the same seed (tests
+check it).
 ``emulate_env=False`` applies the policy's own fractions (no window, float64): the paper's policy.
 
 The workload is drawn as the env draws it from ``reset(seed)``: inter-arrival gaps of the episode,
@@ -19,21 +20,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import numba
 import numpy as np
 from gymnasium.utils import seeding
 
-from schedenv.evaluation import EpisodeResult
-from schedenv.malleable.policy_kernels import EQUI, HELL, HESRPT, KNEE, RS, SRPT, allocate, stable_order
+from baselines.kernels.malleable import allocate, policy_code
+from schedenv.fastpath.result import DEFAULT_CHUNK, FastRun
 from schedenv.malleable.sim import COMPLETION_TOLERANCE
-from schedenv.records import JobRecord
+from schedenv.malleable.sorting import stable_order
 from schedenv.workloads import Power
-
-DEFAULT_CHUNK = 1 << 20
-"""Jobs drawn at a time; runs of at most this many arrivals use the env's exact job stream."""
 
 
 @numba.njit(cache=True)
@@ -146,64 +143,6 @@ def _run_chunk(
         )
     counters[0], counters[1], totals[0] = n_jobs, nxt, now
     return 0
-
-
-_CODES = {"hesrpt": HESRPT, "a-hesrpt": HESRPT, "equi": EQUI, "srpt": SRPT, "rs": RS, "hell": HELL, "knee": KNEE}
-
-
-def policy_code(policy: Any) -> tuple[int, float] | None:
-    """(kernel code, KNEE's alpha) of a malleable baseline object, or None if it has no kernel."""
-    from baselines import malleable
-
-    classes = {
-        malleable.HeSRPT: HESRPT,
-        malleable.AdaptiveHeSRPT: HESRPT,
-        malleable.Equi: EQUI,
-        malleable.SRPT: SRPT,
-        malleable.RS: RS,
-        malleable.Hell: HELL,
-        malleable.Knee: KNEE,
-    }
-    code = classes.get(type(policy))
-    if code is None:
-        return None
-    return code, float(getattr(policy, "alpha", 1.0))
-
-
-@dataclass
-class FastRun:
-    """One fast-path episode: the env's ``episode_metrics``, the return, and optional completions."""
-
-    seed: int
-    metrics: dict[str, float]
-    episode_return: float
-    n_steps: int
-    n_events: int
-    """Arrivals plus departures simulated."""
-    seconds: float
-    """Wall time of the run (workload draw included)."""
-    arrival_times: np.ndarray | None = None
-    sizes: np.ndarray | None = None
-    completion: np.ndarray | None = None
-    """Completion time per job id (``keep_completions=True`` only)."""
-    speedup_at_n: float = 1.0
-
-    def episode_result(self) -> EpisodeResult:
-        """The run as ``evaluate`` reports an episode (records only with ``keep_completions=True``)."""
-        records = self.records() if self.completion is not None else []
-        return EpisodeResult(self.seed, dict(self.metrics), self.episode_return, self.n_steps, records)
-
-    def records(self) -> list[JobRecord]:
-        """The env's ``JobRecord`` of every job, in job-id order (needs ``keep_completions=True``)."""
-        if self.completion is None or self.arrival_times is None or self.sizes is None:
-            raise ValueError("records need a run with keep_completions=True")
-        s_n = self.speedup_at_n
-        return [
-            JobRecord(j, a, x, c, (c - a) * s_n / x)
-            for j, (a, x, c) in enumerate(
-                zip(self.arrival_times.tolist(), self.sizes.tolist(), self.completion.tolist(), strict=True)
-            )
-        ]
 
 
 def _workload(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:

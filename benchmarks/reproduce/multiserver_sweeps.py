@@ -3,7 +3,8 @@
 Every (load, seed) pair draws one job stream through the env (common random numbers), runs each
 policy on it with the compiled fast path, and runs the resource-pooled SRPT-1 system on the
 same stream; the Schrage-Miller mean of SRPT-1 and the Theorem 4.1 gap bound are added from
-``schedenv.analysis``. Used by ``benchmarks/reproduce/multiserver_fig*.py``.
+``schedenv.analysis``. Used by ``multiserver_fig*.py`` beside it (benchmarks/ is not a package:
+they put this folder on ``sys.path``); ``tests/multiserver/test_experiments.py`` tests it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import gymnasium as gym
 import numpy as np
 
 from schedenv.analysis.multiserver import sfs_gap_bound, srpt_mg1_response_time
-from schedenv.multiserver.fastpath import ServiceSetPolicy, run_fast
+from schedenv.fastpath.multiserver import ServiceSetPolicy, run_fast
 from schedenv.multiserver.srpt1 import srpt1_completion_times
 from schedenv.reporting import write_atomic
 from schedenv.stats import Interval, mean_interval

@@ -1,0 +1,75 @@
+"""The dispatch baselines' rules compiled with numba (``baselines/dispatch.py``), on the arrays of
+``schedenv.dispatch.kernels``.
+
+``decide`` gives the (destination, limit index) that Central-Queue, Random, Round-Robin,
+Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS (Harchol-Balter, J. ACM 2002, §1-§4) choose
+for the pending job; ``schedenv.fastpath.dispatch`` fuses it with the compiled event core. The Python
+policies stay the specification (``tests/perf`` compares completion times). Compiled without numba's
+runtime, as the core is (``NO_NRT``: no allocation here).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from baselines import dispatch as rules
+from schedenv.dispatch.kernels import COUNTER, JOB_ID, LENGTH, NO_NRT, RUNS, SIZE, TIME, bisect_left, host_work
+
+CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS = range(7)
+"""Policy codes of ``decide`` (``baselines/dispatch.py``)."""
+
+SIZE_AWARE = (LEAST_WORK, SITA_E)
+"""Policy codes that read job sizes (the env needs ``size_known=True`` for them)."""
+
+_CODES: dict[type, int] = {
+    rules.CentralQueue: CENTRAL_QUEUE,
+    rules.RandomDispatch: RANDOM,
+    rules.RoundRobin: ROUND_ROBIN,
+    rules.ShortestQueue: SHORTEST_QUEUE,
+    rules.LeastWorkRemaining: LEAST_WORK,
+    rules.SitaE: SITA_E,
+    rules.Tags: TAGS,
+    rules.TagsSlowdown: TAGS,
+    rules.TagsWaiting: TAGS,
+    rules.TagsFair: TAGS,
+}
+
+
+def policy_code(policy: Any) -> int | None:
+    """The kernel code of a dispatch baseline object, or None if it has no compiled rule."""
+    return _CODES.get(type(policy))
+
+
+@numba.njit(cache=True, inline="always", **NO_NRT)
+def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_limits, choices, id_offset):
+    """The (destination, limit index) of baseline ``policy`` for the pending ``slot`` (``baselines/dispatch.py``).
+
+    ``choices`` are RANDOM's pre-drawn hosts of the chunk's jobs; ``cutoffs`` SITA-E's size cutoffs;
+    ``tags_limits`` TAGS's ladder index per attempt.
+    """
+    n_hosts = hi.size
+    last = n_limits - 1
+    if policy == CENTRAL_QUEUE:
+        return n_hosts, last
+    if policy == RANDOM:
+        return choices[ji[slot, JOB_ID] - id_offset], last
+    if policy == ROUND_ROBIN:
+        si[COUNTER] += 1
+        return (si[COUNTER] - 1) % n_hosts, last
+    if policy == SITA_E:
+        return bisect_left(cutoffs, jf[slot, SIZE]), last
+    if policy == TAGS:
+        attempt = ji[slot, RUNS]
+        return attempt, tags_limits[attempt]
+    best, best_key = 0, np.inf
+    for host in range(n_hosts):
+        if policy == SHORTEST_QUEUE:
+            key = float(qs[LENGTH, host] + (hi[host] >= 0))
+        else:
+            key = host_work(host, hf, hi, sf[TIME])
+        if key < best_key:
+            best, best_key = host, key
+    return best, last
