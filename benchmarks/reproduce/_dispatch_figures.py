@@ -16,9 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from schedenv.analysis.tags import paper_size_dist, policy_comparison
+from schedenv.analysis.queueing import lwr_analysis, random_analysis
+from schedenv.analysis.tags import paper_size_dist, tags_optimal_cutoffs
 from schedenv.fastpath import evaluate_fast
 from schedenv.stats import Interval
+from schedenv.workloads import Distribution
 
 FULL_ALPHAS = tuple(round(a, 2) for a in np.arange(0.2, 2.01, 0.1))
 QUICK_ALPHAS = (0.2, 0.6, 1.0, 1.5, 2.0)
@@ -46,6 +48,33 @@ def parse(argv: list[str] | None, description: str) -> argparse.Namespace:
         shlex.quote(a) for a in [sys.argv[0], *(argv if argv is not None else sys.argv[1:])]
     )
     return args
+
+
+def policy_comparison(
+    size_dist: Distribution, load: float, n_hosts: int, tags_objectives: tuple[str, ...] = ("slowdown", "fairness")
+) -> dict[str, dict[str, float]]:
+    """Random, LWR (the paper's M/G/h form) and TAGS-opt-* analyses side by side (§5, §6).
+
+    Each value maps ``mean_slowdown``, ``mean_waiting_time`` (and for TAGS ``host_load_i`` and
+    ``excess``) to a float; an unstable TAGS gets ``inf`` means.
+    """
+    table: dict[str, dict[str, float]] = {}
+    for name, analysis in (
+        ("random", random_analysis(size_dist, load, n_hosts)),
+        ("least-work-remaining", lwr_analysis(size_dist, load, n_hosts)),
+    ):
+        table[name] = {"mean_slowdown": analysis.mean_slowdown, "mean_waiting_time": analysis.mean_waiting_time}
+    for objective in tags_objectives:
+        try:
+            tags = tags_optimal_cutoffs(size_dist, load, n_hosts, objective=objective)  # type: ignore[arg-type]
+        except ValueError:
+            table[f"tags-{objective}"] = {"mean_slowdown": math.inf, "mean_waiting_time": math.inf}
+            continue
+        row = {"mean_slowdown": tags.mean_slowdown, "mean_waiting_time": tags.mean_waiting_time, "excess": tags.excess}
+        row.update({f"host_load_{i}": float(rho) for i, rho in enumerate(tags.host_loads)})
+        row.update({f"cutoff_{i + 1}": float(s) for i, s in enumerate(tags.cutoffs)})
+        table[f"tags-{objective}"] = row
+    return table
 
 
 def sweep(

@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 from scipy import optimize
 
-from schedenv.analysis.queueing import lwr_analysis, moment, partial_moment, random_analysis, support_bracket
+from schedenv.analysis.queueing import lwr_analysis, moment, partial_moment, support_bracket
 from schedenv.validation import check_choice, check_int, check_positive
 from schedenv.workloads import BoundedPareto, Distribution
 
@@ -213,33 +213,6 @@ def tags_optimal_cutoffs(
             "or add hosts"
         )
     return result
-
-
-def policy_comparison(
-    size_dist: Distribution, load: float, n_hosts: int, tags_objectives: tuple[str, ...] = ("slowdown", "fairness")
-) -> dict[str, dict[str, float]]:
-    """Random, LWR (the paper's M/G/h form) and TAGS-opt-* analyses side by side (§5, §6).
-
-    Each value maps ``mean_slowdown``, ``mean_waiting_time`` (and for TAGS ``host_load_i`` and
-    ``excess``) to a float; an unstable TAGS gets ``inf`` means.
-    """
-    table: dict[str, dict[str, float]] = {}
-    for name, analysis in (
-        ("random", random_analysis(size_dist, load, n_hosts)),
-        ("least-work-remaining", lwr_analysis(size_dist, load, n_hosts)),
-    ):
-        table[name] = {"mean_slowdown": analysis.mean_slowdown, "mean_waiting_time": analysis.mean_waiting_time}
-    for objective in tags_objectives:
-        try:
-            tags = tags_optimal_cutoffs(size_dist, load, n_hosts, objective=objective)  # type: ignore[arg-type]
-        except ValueError:
-            table[f"tags-{objective}"] = {"mean_slowdown": math.inf, "mean_waiting_time": math.inf}
-            continue
-        row = {"mean_slowdown": tags.mean_slowdown, "mean_waiting_time": tags.mean_waiting_time, "excess": tags.excess}
-        row.update({f"host_load_{i}": float(rho) for i, rho in enumerate(tags.host_loads)})
-        row.update({f"cutoff_{i + 1}": float(s) for i, s in enumerate(tags.cutoffs)})
-        table[f"tags-{objective}"] = row
-    return table
 
 
 def _first_host_count(slowdown: Callable[[int], float], start: int, target: float, max_hosts: int) -> int:
