@@ -35,7 +35,7 @@ from schedenv.workloads import Power
 
 @numba.njit(cache=True)
 def _admit(job_id, arrival, size, remaining, weight, n_jobs, arrival_times, sizes, nxt, now, s_n, slowdown, id_offset):
-    """Append the chunk's jobs that have arrived by ``now`` (as ``fast._admit``, with global job ids)."""
+    """Append the chunk's jobs that have arrived by ``now`` (as the env core's ``_admit``, with global job ids)."""
     while nxt < arrival_times.size and arrival_times[nxt] <= now:
         x = sizes[nxt]
         job_id[n_jobs], arrival[n_jobs], size[n_jobs], remaining[n_jobs] = id_offset + nxt, arrival_times[nxt], x, x
@@ -47,7 +47,7 @@ def _admit(job_id, arrival, size, remaining, weight, n_jobs, arrival_times, size
 
 @numba.njit(cache=True)
 def _through_action(theta, remaining, n, max_jobs, action, applied, order):
-    """What the env applies for ``action_from_allocation(theta)`` (``env.py``, ``fast._step``)."""
+    """What the env applies for ``action_from_allocation(theta)`` (as the env core's ``_step``)."""
     stable_order(remaining, n, order)  # the env's window: least remaining first
     n_window = min(n, max_jobs)
     total = 0.0
