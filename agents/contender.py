@@ -61,6 +61,23 @@ class AgentContender:
             return int(action)
         return np.asarray(action, dtype=env.action_space.dtype)
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
+        """Actions for a batch of observations (one row per env copy), for ``agents.assess.play_batched``.
+
+        ``masks`` (B x n) is used by MaskablePPO; the actions are the policy's (deterministic) choices,
+        the same as ``act`` gives row by row.
+        """
+        obs = np.asarray(observations, dtype=np.float32)
+        if self.normalizer is not None:
+            obs = np.asarray(self.normalizer.normalize_obs(obs), dtype=np.float32)
+        if self.uses_masks:
+            if masks is None:
+                raise ValueError(f"{self.name} acts with action masks; the batched env gave none")
+            action, _ = self.model.predict(obs, deterministic=self.deterministic, action_masks=masks)  # type: ignore[call-arg]
+        else:
+            action, _ = self.model.predict(obs, deterministic=self.deterministic)
+        return np.asarray(action)
+
     def __repr__(self) -> str:
         return f"AgentContender(name={self.name!r}, model={type(self.model).__name__})"
 
