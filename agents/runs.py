@@ -87,6 +87,16 @@ def final_model(run_dir: Path) -> Checkpoint | None:
     return saved[-1] if saved else None
 
 
+def best_model(run_dir: Path) -> Checkpoint | None:
+    """The model of the run's best validation evaluation (``best_model.zip``), if it was saved."""
+    run_dir = Path(run_dir)
+    if not (run_dir / BEST_MODEL).is_file():
+        return None
+    return Checkpoint(
+        -1, run_dir / BEST_MODEL, run_dir / BEST_VECNORMALIZE, run_dir / "replay.pkl", run_dir / "state.pkl"
+    )
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename (never a torn file).
 

@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     metric = objective_metric(config.env_id, env_kwargs)
     assessments = {}
     for seed in seeds:
-        agent = agents.load(run_folder(runs_dir, config_path, seed))
+        agent = agents.load(run_folder(runs_dir, config_path, seed), best=True)
         assessments[seed] = assess(agent.act_batch, config.env_id, env_kwargs, range(episodes), metric)
     command = "python benchmarks/rl_versus_paper.py " + " ".join(argv if argv is not None else sys.argv[1:])
     text = report(args.preset, preset, config, timesteps, assessments, summaries, wall, command.strip())
@@ -163,7 +163,8 @@ def report(
         "",
         f"Env `{config.env_id}` with `{json.dumps(config.env_kwargs)}`; config `agents/configs/{preset.config}`;"
         f" {timesteps:,} training steps per run on the native batched env ({config.n_envs} copies); training seeds "
-        f"{', '.join(str(s) for s in assessments)}; model = the final one; test seeds {seeds[0]}..{seeds[-1]} "
+        f"{', '.join(str(s) for s in assessments)}; model: each run's best on its validation seeds "
+        f"(`best_model.zip`); test seeds {seeds[0]}..{seeds[-1]} "
         f"(held out: training envs are reset with seeds >= 2^31, validation uses 1000000..), metric `{metric}`.",
         "",
         "## Per training seed (ratio of means over the test seeds, paired bootstrap 95% interval)",
