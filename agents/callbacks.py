@@ -1,9 +1,12 @@
 """Training callbacks: evaluation against the family's paper policy, and atomic checkpoints.
 
-``ReferenceEvalCallback`` runs the current policy through ``schedenv.evaluation.evaluate`` on
-fixed seeds (disjoint from the training seeds) and logs its objective, the paper policy's
-(``baselines.reference(env_id)``, evaluated once on the same seeds) and their ratio: the number
-an RL result on these problems is judged by (DESIGN §6).
+``ReferenceEvalCallback`` plays the current policy on fixed *validation* seeds
+(``agents.protocol.VALIDATION_SEEDS``, disjoint from training and test seeds) in the native batched
+env and logs its objective, the paper policy's (``baselines.reference(env_id)``, evaluated once on
+the same seeds) and their ratio, the number an RL result on these problems is judged by (DESIGN §6).
+The best model so far is kept as ``best_model.zip``; each evaluation prints one plain line to stderr.
+``AtomicCheckpointCallback`` saves at the start of a rollout (after an update), with the training
+state of ``agents.venv``, so a resumed run continues exactly where the interrupted one was.
 """
 
 from __future__ import annotations
@@ -11,18 +14,23 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecNormalize
 
 import baselines
+from agents.assess import play_batched
 from agents.contender import AgentContender
-from agents.runs import EVALUATIONS, checkpoint_paths, write_atomic
-from schedenv.evaluation import EvaluationResult, evaluate
+from agents.runs import BEST_MODEL, BEST_VECNORMALIZE, EVALUATIONS, checkpoint_paths, write_atomic
+from agents.venv import TrainingState
+from schedenv.evaluation import EvaluationResult
+from schedenv.fastpath import evaluate_fast
 
 
 def save_model(model: Any, normalizer: VecNormalize | None, model_path: Path, vecnormalize_path: Path) -> None:
@@ -35,36 +43,54 @@ def save_model(model: Any, normalizer: VecNormalize | None, model_path: Path, ve
 
 
 class AtomicCheckpointCallback(BaseCallback):
-    """Every ``every`` env steps, a complete checkpoint in ``run_dir/checkpoints`` (see ``agents.runs``)."""
+    """A complete checkpoint in ``run_dir/checkpoints`` every ``every`` env steps (see ``agents.runs``).
 
-    def __init__(self, run_dir: Path, every: int, n_envs: int, save_replay_buffer: bool) -> None:
+    Checkpoints are taken when a rollout starts, i.e. between the previous update and the next
+    sample, so that nothing half-collected is lost; the interval is therefore rounded up to whole
+    rollouts.
+    """
+
+    def __init__(self, run_dir: Path, every: int, save_replay_buffer: bool) -> None:
         super().__init__()
         self.run_dir = Path(run_dir)
-        self.every_calls = max(every // n_envs, 1)
+        self.every = every
         self.save_replay_buffer = save_replay_buffer
+        self._last_saved = -1
+
+    def _on_training_start(self) -> None:
+        self._last_saved = self.model.num_timesteps
+
+    def _on_rollout_start(self) -> None:
+        if self.model.num_timesteps - self._last_saved >= self.every:
+            self.save()
 
     def _on_step(self) -> bool:
-        if self.n_calls % self.every_calls == 0:
-            self.save()
         return True
 
     def save(self) -> None:
-        """Write the checkpoint at the model's current step count."""
-        paths = checkpoint_paths(self.run_dir, self.model.num_timesteps)
+        """Write the checkpoint at the model's current step count (the training state first, the model last)."""
+        steps = self.model.num_timesteps
+        paths = checkpoint_paths(self.run_dir, steps)
+        state = TrainingState.capture(self.model)
+        if state is not None:
+            write_atomic(paths.state, pickle.dumps(state))
         if self.save_replay_buffer:
             buffer = io.BytesIO()
             self.model.save_replay_buffer(buffer)  # type: ignore[attr-defined]
             write_atomic(paths.replay_buffer, buffer.getvalue())
         save_model(self.model, self.model.get_vec_normalize_env(), paths.model, paths.vecnormalize)
+        self._last_saved = steps
 
 
 class ReferenceEvalCallback(BaseCallback):
-    """Log the agent's objective relative to the paper policy on fixed seeds, every ``every`` env steps.
+    """Log the agent's objective relative to the paper policy on validation seeds, every ``every`` env steps.
 
     TensorBoard keys: ``eval/<metric>``, ``eval/reference_<metric>``, ``eval/ratio`` (agent over
     paper policy; < 1 means the agent is better). Each evaluation is also appended as one JSON line
-    to ``run_dir/evaluations.jsonl``, with the process's CPU time so far (the CPU budget spent).
-    ``train`` adds a last evaluation of the final model.
+    to ``run_dir/evaluations.jsonl`` (with the process's CPU time so far, the budget spent) and
+    printed as one plain line on stderr. When the ratio is the best so far, the model is saved as
+    ``best_model.zip`` (statistics in ``best_vecnormalize.pkl``). ``train`` adds a last evaluation
+    of the final model.
     """
 
     def __init__(
@@ -74,7 +100,6 @@ class ReferenceEvalCallback(BaseCallback):
         seeds: Sequence[int],
         metric: str,
         every: int,
-        n_envs: int,
         run_dir: Path,
         uses_masks: bool,
     ) -> None:
@@ -83,48 +108,68 @@ class ReferenceEvalCallback(BaseCallback):
         self.env_kwargs = env_kwargs
         self.seeds = list(seeds)
         self.metric = metric
-        self.every_calls = max(every // n_envs, 1)
+        self.every = every
         self.run_dir = Path(run_dir)
         self.uses_masks = uses_masks
         self.reference = baselines.reference(env_id)
         self._reference_result: EvaluationResult | None = None
+        self._last_evaluated = 0
+        self.best_ratio = float("inf")
+        """The lowest ratio so far (the model saved as ``best_model.zip``)."""
         self.history: list[dict[str, Any]] = []
         """Every evaluation so far (the rows of ``evaluations.jsonl``)."""
 
+    def _on_training_start(self) -> None:
+        self._last_evaluated = self.model.num_timesteps
+        path = self.run_dir / EVALUATIONS
+        if path.is_file():  # a resumed run keeps its best model
+            rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            self.best_ratio = min((float(r["ratio"]) for r in rows), default=float("inf"))
+
     def _on_step(self) -> bool:
-        if self.n_calls % self.every_calls == 0:
+        if self.model.num_timesteps - self._last_evaluated >= self.every:
             self.evaluate_now()
         return True
 
     def evaluate_now(self) -> dict[str, Any]:
-        """Evaluate the current policy and the paper policy on the fixed seeds; log and return the row."""
+        """Evaluate the current policy and the paper policy on the validation seeds; log and return the row."""
+        self._last_evaluated = self.model.num_timesteps
         if self._reference_result is None:
-            self._reference_result = evaluate(
-                self.env_id, self.reference, self.seeds, keep_records=False, **self.env_kwargs
-            )
+            self._reference_result = evaluate_fast(self.env_id, self.reference, self.seeds, **self.env_kwargs)
         started = time.perf_counter()
         agent = AgentContender("agent", self.model, self.model.get_vec_normalize_env(), self.uses_masks)
-        result = evaluate(self.env_id, agent, self.seeds, keep_records=False, **self.env_kwargs)
-        mine = result.summary[self.metric]
-        row = {
+        rows = play_batched(agent.act_batch, self.env_id, self.seeds, self.env_kwargs)
+        mine = np.array([row[self.metric] for row in rows])
+        theirs = self._reference_result.values(self.metric)
+        row: dict[str, Any] = {
             "timesteps": int(self.model.num_timesteps),
             "metric": self.metric,
-            "mean": mine.mean,
-            "ci95": mine.ci95,
+            "mean": float(mine.mean()),
             "reference": self.reference,
-            "reference_mean": self._reference_result.summary[self.metric].mean,
-            "ratio": result.compare(self._reference_result, self.metric).ratio,
+            "reference_mean": float(theirs.mean()),
+            "ratio": float(mine.mean() / theirs.mean()),
+            "validation_seeds": [self.seeds[0], self.seeds[-1]],
             "seconds": time.perf_counter() - started,
             "process_cpu_seconds": time.process_time(),
         }
+        if row["ratio"] < self.best_ratio:
+            self.best_ratio = row["ratio"]
+            save_model(
+                self.model,
+                self.model.get_vec_normalize_env(),
+                self.run_dir / BEST_MODEL,
+                self.run_dir / BEST_VECNORMALIZE,
+            )
         self.logger.record(f"eval/{self.metric}", row["mean"])
         self.logger.record(f"eval/reference_{self.metric}", row["reference_mean"])
         self.logger.record("eval/ratio", row["ratio"])
-        if self.verbose:
-            print(
-                f"eval @ {row['timesteps']}: {self.metric} {mine} vs {self.reference} {row['reference_mean']:.6g}"
-                f" (ratio {row['ratio']:.4f})"
-            )
+        print(
+            f"eval {row['timesteps']} steps: {self.metric} {row['mean']:.6g} vs {self.reference} "
+            f"{row['reference_mean']:.6g}, ratio {row['ratio']:.4f} (best {self.best_ratio:.4f}; "
+            f"{len(self.seeds)} validation seeds; {row['process_cpu_seconds'] / 60:.1f} CPU-min)",
+            file=sys.stderr,
+            flush=True,
+        )
         self.history.append(row)
         path = self.run_dir / EVALUATIONS
         previous = path.read_bytes() if path.is_file() else b""

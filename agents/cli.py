@@ -2,8 +2,14 @@
 
     schedenv train --env schedenv/Malleable-v0 --env-kwargs '{"n_jobs": 8}' --algo ppo \\
         --timesteps 200000 --seed 0 --out runs/malleable
+    schedenv train --config agents/configs/malleable_ppo.yaml --out runs/m --hyperparams learning_rate=1e-4 n_epochs=5
     schedenv train --out runs/malleable --timesteps 400000 --resume
-    schedenv evaluate --agent runs/malleable --episodes 20 --json
+    schedenv evaluate --agent runs/malleable --json      # 100 held-out test seeds by default
+
+Flags follow the RL Zoo's: ``--config FILE`` alone is enough (the YAML names the env),
+``--hyperparams key=value ...`` overrides config fields or algorithm hyperparameters (values are
+YAML; ``policy_kwargs.net_arch=[64,64]`` sets one entry of a mapping field), ``--n-envs``,
+``--eval-freq`` (env steps), ``--device``.
 
 This module imports no torch at import time, so ``schedenv list`` works without the ``rl`` extra.
 """
@@ -17,13 +23,9 @@ from typing import Any
 
 import gymnasium as gym
 
-import agents
-import baselines
 from agents.algorithms import ALGORITHMS, get_algorithm
 from agents.runs import CONFIG, read_config
-from schedenv.comparison import check_env_id, comparison_rows, objective_metric, print_comparison, strict_json
-from schedenv.evaluation import evaluate
-from schedenv.fastpath import evaluate_fast
+from schedenv.comparison import check_env_id, objective_metric, print_comparison, strict_json
 from schedenv.workloads import from_spec
 
 
@@ -40,7 +42,19 @@ def add_train_parser(commands: Any) -> None:
         help="YAML config (default: agents/configs/<family>_<algo>.yaml); repeat it to sweep over configs",
     )
     tr.add_argument("--timesteps", type=int, default=None, help="total env steps (a resumed run continues to it)")
-    tr.add_argument("--seed", type=int, default=None, help="seed of the model and the training envs")
+    tr.add_argument("--seed", type=int, default=None, help="seed of the model and the training envs (0..1023)")
+    tr.add_argument("--n-envs", type=int, default=None, help="env copies stepped together (default: the config's)")
+    tr.add_argument("--eval-freq", type=int, default=None, help="env steps between validation evaluations (0: end)")
+    tr.add_argument("--eval-episodes", type=int, default=None, help="validation episodes per evaluation")
+    tr.add_argument("--device", default=None, help="torch device: cpu, cuda or auto (default: cpu)")
+    tr.add_argument("--vec-env", default=None, help="native (batched env, default) or dummy (single envs in a loop)")
+    tr.add_argument(
+        "--hyperparams",
+        nargs="+",
+        default=None,
+        metavar="KEY=VALUE",
+        help="override config fields or algorithm hyperparameters, e.g. learning_rate=1e-4 n_envs=64",
+    )
     tr.add_argument(
         "--seeds",
         default=None,
@@ -78,9 +92,17 @@ def train_command(args: argparse.Namespace) -> int:
         overrides["env_kwargs"] = json_object(args.env_kwargs, "--env-kwargs")
     if args.algo is not None:
         overrides["algo"] = get_algorithm(args.algo).name
-    for name in ("timesteps", "seed"):
+    for name, field in (
+        ("timesteps", "timesteps"),
+        ("seed", "seed"),
+        ("n_envs", "n_envs"),
+        ("eval_freq", "eval_every"),
+        ("eval_episodes", "eval_episodes"),
+        ("device", "device"),
+        ("vec_env", "vec_env"),
+    ):
         if getattr(args, name) is not None:
-            overrides[name] = getattr(args, name)
+            overrides[field] = getattr(args, name)
     if args.seeds is not None:
         return _sweep_command(args, overrides)
     if args.config is not None and len(args.config) > 1:
@@ -89,13 +111,15 @@ def train_command(args: argparse.Namespace) -> int:
     resuming = args.resume and (Path(args.out) / CONFIG).is_file()
     if resuming and config_path is not None:
         raise SystemExit(f"--config cannot change the resumed run in {args.out}; it continues with its saved config")
-    if not resuming and "env_id" not in overrides:
-        raise SystemExit("schedenv train: --env is required (unless --resume continues a run in --out)")
+    if not resuming and "env_id" not in overrides and config_path is None:
+        raise SystemExit("schedenv train: give --env or --config FILE (unless --resume continues a run in --out)")
 
-    from agents.train import resolve_config, resume_config, train
+    from agents.train import apply_hyperparams, resolve_config, resume_config, train
 
     config = resume_config(args.out, overrides) if resuming else resolve_config(config_path, overrides)
-    train(config, args.out, resume=args.resume)
+    if args.hyperparams:
+        config = apply_hyperparams(config, args.hyperparams)
+    train(config, args.out, resume=args.resume, command=args.command_line)
     return 0
 
 
@@ -127,27 +151,79 @@ def _sweep_command(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def evaluate_agent(args: argparse.Namespace) -> int:
-    """Handler of ``schedenv evaluate --agent DIR``: the agent and the paper policy on the same seeds."""
+    """Handler of ``schedenv evaluate --agent DIR``: the agent, the paper policy and the best baseline.
+
+    The agent plays held-out test seeds (``agents.protocol``: never a seed its training envs were
+    reset with, nor a validation seed), 100 by default, in the native batched env; the baselines
+    play the same seeds. ``--json`` prints, besides the comparison rows: ``ratio`` and
+    ``ratio_ci95`` (paired bootstrap, [low, high]), ``per_seed``, ``test_seeds``, ``train_seeds``,
+    ``best_baseline`` and ``best_baseline_ratio``.
+    """
+    import agents
+    from agents.assess import assess
+    from agents.protocol import check_disjoint, held_out_seeds, train_seeds
+    from agents.runs import read_provenance
+
     saved = read_config(Path(args.agent))
     env_id = check_env_id(args.env or saved["env_id"])
     raw_kwargs = {**(saved.get("env_kwargs") or {}), **json_object(args.env_kwargs, "--env-kwargs")}
     env_kwargs = {key: from_spec(value) for key, value in raw_kwargs.items()}
     agent = agents.load(args.agent)
     _check_spaces(agent.model, env_id, env_kwargs)
-    reference = baselines.reference(env_id)
-    others = [n for n in (args.contenders.split(",") if args.contenders else []) if n != reference]
-    seeds = range(args.seed, args.seed + args.episodes)
+    episodes = 100 if args.episodes is None else args.episodes
+    seeds = held_out_seeds(args.seed, episodes)
+    trained_on = read_provenance(Path(args.agent)).get("train_seeds") or train_seeds(
+        int(saved.get("seed", 0)), int(saved.get("n_envs", 1))
+    )
+    check_disjoint(seeds, trained_on, "training env seeds of this run")
     metric = args.metric or objective_metric(env_id, env_kwargs)
-    results = {agent.name: evaluate(env_id, agent, seeds, keep_records=False, **env_kwargs)}
-    for name in [reference, *others]:
-        results[name] = evaluate_fast(env_id, name, seeds, **env_kwargs)
-    rows = [{**row, "metric": metric} for row in comparison_rows(results, reference, metric)]
-    print(f"{env_id}  {json.dumps(raw_kwargs)}  seeds {seeds.start}..{seeds.stop - 1}  agent {args.agent}")
-    print_comparison(rows, metric, reference)
+    contenders = args.contenders.split(",") if args.contenders else None
+    result = assess(agent.act_batch, env_id, env_kwargs, seeds, metric, contenders=contenders)
+    rows = _rows(agent.name, result)
+    print(f"{env_id}  {json.dumps(raw_kwargs)}  test seeds {seeds.start}..{seeds.stop - 1}  agent {args.agent}")
+    print_comparison(rows, metric, result.reference)
+    low, high = result.ratio_ci95(result.reference)
+    best = result.best_baseline
+    print(
+        f"ratio to {result.reference}: {result.ratio(result.reference):.4f} [{low:.4f}, {high:.4f}]; "
+        f"best baseline {best}: ratio {result.ratio(best):.4f}"
+    )
     if args.json:
-        summary = {**rows[0], "episodes": args.episodes, "seed": args.seed, "env_kwargs": raw_kwargs, "rows": rows}
+        summary = {
+            **rows[0],
+            **result.summary(),
+            "contender": agent.name,
+            "episodes": episodes,
+            "seed": args.seed,
+            "env_kwargs": raw_kwargs,
+            "train_seeds": list(trained_on),
+            "rows": rows,
+        }
         print(json.dumps(strict_json(summary)))
     return 0
+
+
+def _rows(agent_name: str, result: Any) -> list[dict[str, Any]]:
+    """Comparison rows (agent first, then every baseline) in the format of ``schedenv evaluate``."""
+    from schedenv.stats import mean_interval
+
+    reference = result.values(result.reference)
+    rows = []
+    for name, values in [(agent_name, result.agent), *((n, result.values(n)) for n in result.baselines)]:
+        interval = mean_interval(values)
+        rows.append(
+            {
+                "contender": name,
+                "env_id": result.env_id,
+                "metric": result.metric,
+                "mean": interval.mean,
+                "ci95": interval.ci95,
+                "reference": result.reference,
+                "reference_mean": float(reference.mean()),
+                "ratio": float(values.mean() / reference.mean()),
+            }
+        )
+    return rows
 
 
 def _check_spaces(model: Any, env_id: str, env_kwargs: dict[str, Any]) -> None:

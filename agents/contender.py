@@ -19,7 +19,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import VecNormalize
 
 from agents.algorithms import algorithm_class, get_algorithm
-from agents.runs import Checkpoint, final_model, read_config
+from agents.runs import Checkpoint, best_model, final_model, read_config
 
 
 class AgentContender:
@@ -61,6 +61,23 @@ class AgentContender:
             return int(action)
         return np.asarray(action, dtype=env.action_space.dtype)
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
+        """Actions for a batch of observations (one row per env copy), for ``agents.assess.play_batched``.
+
+        ``masks`` (B x n) is used by MaskablePPO; the actions are the policy's (deterministic) choices,
+        the same as ``act`` gives row by row.
+        """
+        obs = np.asarray(observations, dtype=np.float32)
+        if self.normalizer is not None:
+            obs = np.asarray(self.normalizer.normalize_obs(obs), dtype=np.float32)
+        if self.uses_masks:
+            if masks is None:
+                raise ValueError(f"{self.name} acts with action masks; the batched env gave none")
+            action, _ = self.model.predict(obs, deterministic=self.deterministic, action_masks=masks)  # type: ignore[call-arg]
+        else:
+            action, _ = self.model.predict(obs, deterministic=self.deterministic)
+        return np.asarray(action)
+
     def __repr__(self) -> str:
         return f"AgentContender(name={self.name!r}, model={type(self.model).__name__})"
 
@@ -78,17 +95,21 @@ def load_normalizer(path: Path) -> VecNormalize | None:
     return normalizer
 
 
-def load(path: str | Path, *, deterministic: bool = True) -> AgentContender:
+def load(path: str | Path, *, deterministic: bool = True, best: bool = False) -> AgentContender:
     """The agent trained in the run folder ``path`` (``model.zip``, else its newest checkpoint).
+
+    With ``best``, the model of the run's best validation evaluation (``best_model.zip``: selected
+    on validation seeds only, so test seeds stay held out).
 
     >>> agent = load("runs/malleable")  # doctest: +SKIP
     >>> evaluate("schedenv/Malleable-v0", agent, seeds=range(10))  # doctest: +SKIP
     """
     run_dir = Path(path)
     config = read_config(run_dir)
-    checkpoint = final_model(run_dir)
+    checkpoint = best_model(run_dir) if best else final_model(run_dir)
     if checkpoint is None:
-        raise ValueError(f"{run_dir} holds no model yet (no {run_dir / 'model.zip'} and no checkpoint)")
+        wanted = "best_model.zip" if best else "model.zip and no checkpoint"
+        raise ValueError(f"{run_dir} holds no model yet (no {wanted})")
     return load_checkpoint(
         checkpoint, config, name=f"{config['algo']}:{run_dir.resolve().name}", deterministic=deterministic
     )

@@ -2,9 +2,15 @@
 
     DIR/config.yaml                      the resolved training config (every field, with its value)
     DIR/model.zip, DIR/vecnormalize.pkl  the final model and its observation/reward statistics
-    DIR/checkpoints/step_<N>.zip         periodic checkpoints (+ step_<N>.vecnormalize.pkl, .replay.pkl)
-    DIR/evaluations.jsonl                one line per evaluation against the paper policy
+    DIR/best_model.zip                   the model of the best validation evaluation (+ best_vecnormalize.pkl)
+    DIR/checkpoints/step_<N>.zip         periodic checkpoints (+ step_<N>.vecnormalize.pkl, .replay.pkl,
+                                         .state.pkl: the envs and random streams, for an exact resume)
+    DIR/evaluations.jsonl                one line per evaluation (validation seeds) against the paper policy
+    DIR/run.json                         provenance: every command that trained the run, commit, package
+                                         versions, the training and validation seeds
     DIR/tb/                              TensorBoard logs
+
+Files are created readable by others (0644 under the usual umask 022), like any file the user writes.
 
 Every file is written to a temporary name and renamed into place, and a checkpoint's model is
 written last: a checkpoint whose ``.zip`` exists is complete, so a run killed at any moment loses
@@ -13,6 +19,7 @@ at most one checkpoint interval. No torch here: ``agents.load`` and the CLI read
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -28,6 +35,9 @@ VECNORMALIZE = "vecnormalize.pkl"
 CHECKPOINTS = "checkpoints"
 EVALUATIONS = "evaluations.jsonl"
 TENSORBOARD = "tb"
+BEST_MODEL = "best_model.zip"
+BEST_VECNORMALIZE = "best_vecnormalize.pkl"
+PROVENANCE = "run.json"
 
 _STEP_FILE = re.compile(r"^step_(\d+)\.zip$")
 
@@ -44,13 +54,21 @@ class Checkpoint:
     """Its ``VecNormalize`` statistics (may not exist if the run does not normalise)."""
     replay_buffer: Path
     """Its replay buffer (off-policy algorithms only; may not exist)."""
+    state: Path
+    """Its ``agents.venv.TrainingState`` (runs on the native batched env only; may not exist)."""
 
 
 def checkpoint_paths(run_dir: Path, steps: int) -> Checkpoint:
     """The file names of the checkpoint at ``steps`` in ``run_dir``."""
     folder = Path(run_dir) / CHECKPOINTS
     stem = f"step_{steps}"
-    return Checkpoint(steps, folder / f"{stem}.zip", folder / f"{stem}.vecnormalize.pkl", folder / f"{stem}.replay.pkl")
+    return Checkpoint(
+        steps,
+        folder / f"{stem}.zip",
+        folder / f"{stem}.vecnormalize.pkl",
+        folder / f"{stem}.replay.pkl",
+        folder / f"{stem}.state.pkl",
+    )
 
 
 def checkpoints(run_dir: Path) -> list[Checkpoint]:
@@ -64,23 +82,45 @@ def final_model(run_dir: Path) -> Checkpoint | None:
     """The run's model to evaluate: ``model.zip`` if training finished, else the newest checkpoint."""
     run_dir = Path(run_dir)
     if (run_dir / MODEL).is_file():
-        return Checkpoint(-1, run_dir / MODEL, run_dir / VECNORMALIZE, run_dir / "replay.pkl")
+        return Checkpoint(-1, run_dir / MODEL, run_dir / VECNORMALIZE, run_dir / "replay.pkl", run_dir / "state.pkl")
     saved = checkpoints(run_dir)
     return saved[-1] if saved else None
 
 
+def best_model(run_dir: Path) -> Checkpoint | None:
+    """The model of the run's best validation evaluation (``best_model.zip``), if it was saved."""
+    run_dir = Path(run_dir)
+    if not (run_dir / BEST_MODEL).is_file():
+        return None
+    return Checkpoint(
+        -1, run_dir / BEST_MODEL, run_dir / BEST_VECNORMALIZE, run_dir / "replay.pkl", run_dir / "state.pkl"
+    )
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename (never a torn file)."""
+    """Write ``data`` to ``path`` through a temporary file and a rename (never a torn file).
+
+    The file gets the permissions of an ordinary new file (0666 minus the umask), not the 0600 of
+    the temporary file, so that a run folder can be shared.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(data)
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def read_config(run_dir: Path) -> dict[str, Any]:
@@ -102,3 +142,40 @@ def write_config(run_dir: Path, config: dict[str, Any], comments: dict[str, str]
             lines.append(f"# {comments[key]}")
         lines.append(yaml.safe_dump({key: value}, sort_keys=False, default_flow_style=False).rstrip())
     write_atomic(Path(run_dir) / CONFIG, ("\n".join(lines) + "\n").encode())
+
+
+PACKAGES = ("schedenv", "gymnasium", "numpy", "numba", "torch", "stable_baselines3", "sb3_contrib")
+"""Packages whose versions a run folder records."""
+
+
+def package_versions() -> dict[str, str]:
+    """Installed versions of ``PACKAGES`` and of Python (``not installed`` where missing)."""
+    import platform
+    from importlib import metadata
+
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name.replace("_", "-"))
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def record_provenance(run_dir: Path, command: str, extra: dict[str, Any]) -> dict[str, Any]:
+    """Append ``command`` to ``run_dir/run.json`` (creating it with the commit, versions and ``extra``)."""
+    from schedenv.reporting import git_commit
+
+    path = Path(run_dir) / PROVENANCE
+    record: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {}
+    entry = {"command": command, "commit": git_commit(), "versions": package_versions()}
+    record.setdefault("commands", []).append(entry)
+    record.update(extra)
+    write_atomic(path, (json.dumps(record, indent=1) + "\n").encode())
+    return record
+
+
+def read_provenance(run_dir: Path) -> dict[str, Any]:
+    """The run's ``run.json`` (empty for runs trained before it existed)."""
+    path = Path(run_dir) / PROVENANCE
+    return json.loads(path.read_text()) if path.is_file() else {}

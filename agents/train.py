@@ -10,8 +10,10 @@ model, learn with checkpoint and evaluation callbacks, save the final model besi
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
+import pickle
 import sys
 import time
 import warnings
@@ -22,22 +24,33 @@ from typing import Any
 import gymnasium as gym
 import torch
 from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 import schedenv
-from agents.algorithms import Algorithm, algorithm_class, check_compatible, has_action_masks
+from agents.algorithms import Algorithm, algorithm_class, check_compatible
 from agents.callbacks import AtomicCheckpointCallback, ReferenceEvalCallback, save_model
 from agents.contender import load_normalizer
 from agents.extractors import SlotSetExtractor, slot_layout
-from agents.runs import MODEL, TENSORBOARD, VECNORMALIZE, Checkpoint, checkpoints, read_config, write_config
+from agents.protocol import train_seeds, validation_seeds
+from agents.runs import (
+    MODEL,
+    TENSORBOARD,
+    VECNORMALIZE,
+    Checkpoint,
+    checkpoints,
+    read_config,
+    record_provenance,
+    write_config,
+)
+from agents.venv import VEC_ENVS, make_training_env
 from schedenv.comparison import objective_metric
 from schedenv.validation import suggest
 from schedenv.workloads import from_spec
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 EXTRACTORS = ("mlp", "slots")
+DEVICES = ("cpu", "cuda", "auto")
 _ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "elu": torch.nn.ELU}
 
 
@@ -54,9 +67,13 @@ class TrainConfig:
     timesteps: int = 100_000
     """Total env steps to train for (a resumed run continues up to this total)."""
     seed: int = 0
-    """Seed of the model, of torch and of the training envs (env i is seeded seed + i)."""
-    n_envs: int = 4
-    """Env copies stepped together (one process); more copies decorrelate each rollout batch."""
+    """Seed of the model and torch; training env copy i is reset with ``agents.protocol.train_seed(seed, i)``."""
+    n_envs: int = 128
+    """Env copies stepped together; on the native batched env one compiled call steps them all."""
+    vec_env: str = "native"
+    """"native": the env's batched ``vector_entry_point`` (fast); "dummy": n_envs single envs in a loop."""
+    device: str = "cpu"
+    """Torch device: "cpu", "cuda" or "auto" (cuda when available)."""
     normalize_observation: bool = True
     """Standardise observations with running statistics (VecNormalize), saved beside the model."""
     normalize_reward: bool = True
@@ -71,14 +88,14 @@ class TrainConfig:
     """Policy arguments (net_arch, log_std_init, activation_fn as "relu" / "tanh" / "elu", ...)."""
     algo_kwargs: dict[str, Any] = field(default_factory=dict)
     """Algorithm hyperparameters passed to its constructor (learning_rate, n_steps, gamma, gae_lambda, ...)."""
-    checkpoint_every: int = 10_000
-    """Checkpoint interval in env steps; a killed run loses at most this many steps."""
-    eval_every: int = 10_000
-    """Interval in env steps of the evaluation against the paper policy (0: only at the end)."""
-    eval_episodes: int = 5
-    """Episodes (fixed seeds) per evaluation."""
+    checkpoint_every: int = 100_000
+    """Checkpoint interval in env steps (rounded up to whole rollouts); a killed run loses at most this many."""
+    eval_every: int = 100_000
+    """Interval in env steps of the evaluation against the paper policy on validation seeds (0: only at the end)."""
+    eval_episodes: int = 20
+    """Validation episodes (fixed seeds) per evaluation."""
     eval_seed: int = 1_000_000
-    """First evaluation seed: seeds eval_seed .. eval_seed + eval_episodes - 1, disjoint from training seeds."""
+    """First validation seed: eval_seed .. eval_seed + eval_episodes - 1 (``agents.protocol.VALIDATION_SEEDS``)."""
     progress_bar: bool | None = None
     """Show a progress bar (None: only when stderr is a terminal)."""
     tensorboard: bool = True
@@ -97,10 +114,16 @@ class TrainConfig:
             )
         for name in ("timesteps", "n_envs", "checkpoint_every", "eval_episodes"):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name}={value!r} is not allowed; it must be an integer >= 1")
         if not isinstance(self.eval_every, int) or self.eval_every < 0:
             raise ValueError(f"eval_every={self.eval_every!r} is not allowed; it must be an integer >= 0")
+        if self.vec_env not in VEC_ENVS:
+            raise ValueError(f"vec_env={self.vec_env!r} is not allowed; choose one of {list(VEC_ENVS)}")
+        if self.device not in DEVICES:
+            raise ValueError(f"device={self.device!r} is not allowed; choose one of {list(DEVICES)}")
+        train_seeds(self.seed, self.n_envs)  # seed and n_envs within the protocol's ranges
+        validation_seeds(self.eval_seed, self.eval_episodes)
 
     def gamma(self) -> float:
         """The discount factor of the algorithm (also the one VecNormalize scales rewards with)."""
@@ -165,6 +188,47 @@ def resolve_config(path: str | Path | None, overrides: dict[str, Any]) -> TrainC
     return TrainConfig(**values)
 
 
+def apply_hyperparams(config: TrainConfig, assignments: list[str]) -> TrainConfig:
+    """``config`` with ``key=value`` assignments applied (the RL Zoo's ``--hyperparams``).
+
+    Values are YAML (``1e-4``, ``[64, 64]``, ``true``). A key that names a ``TrainConfig`` field
+    replaces it; ``field.key`` sets one entry of a mapping field (``policy_kwargs.net_arch=[64,64]``);
+    any other key is a hyperparameter of the algorithm's constructor (``algo_kwargs``), checked
+    against its signature.
+    """
+    import inspect
+
+    import yaml
+
+    values = dataclasses.asdict(config)
+    names = set(values)
+    accepted = set(inspect.signature(algorithm_class(config.algo)).parameters) - {"self", "policy", "env"}
+    for assignment in assignments:
+        key, sep, text = assignment.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--hyperparams {assignment!r} is not allowed; write key=value, e.g. learning_rate=1e-4")
+        value = yaml.safe_load(text)
+        if isinstance(value, str):  # YAML 1.1 reads 1e-4 (no dot) as a string
+            with contextlib.suppress(ValueError):
+                value = float(value)
+        head, _, entry = key.partition(".")
+        if entry:
+            if head not in names or not isinstance(values[head], dict):
+                mappings = sorted(n for n in names if isinstance(values[n], dict))
+                raise ValueError(f"--hyperparams {key!r}: {head!r} is not a mapping field; mapping fields: {mappings}")
+            values[head] = {**values[head], entry: value}
+        elif key in names:
+            values[key] = value
+        elif key in accepted:
+            values["algo_kwargs"] = {**values["algo_kwargs"], key: value}
+        else:
+            raise ValueError(
+                f"--hyperparams {key!r} is neither a config field nor a hyperparameter of {config.algo}"
+                f"{suggest(key, names | accepted)}; config fields: {sorted(names)}"
+            )
+    return TrainConfig(**values)
+
+
 def shipped_configs() -> list[str]:
     """Names of the configs in ``agents/configs``."""
     return [p.name for p in CONFIG_DIR.glob("*.yaml")]
@@ -191,8 +255,13 @@ class TrainResult:
     """Wall time of learning."""
 
 
-def train(config: TrainConfig, out: str | Path, *, resume: bool = False) -> TrainResult:
-    """Train per ``config`` into the folder ``out``; with ``resume``, continue its newest checkpoint."""
+def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command: str | None = None) -> TrainResult:
+    """Train per ``config`` into the folder ``out``; with ``resume``, continue its newest checkpoint.
+
+    A resumed run restores the envs, the rollout cursor and the random streams saved with the
+    checkpoint (``agents.venv.TrainingState``), so on CPU it ends with the same model as an
+    uninterrupted run of the same config. ``command`` is recorded in ``run.json`` (default: argv).
+    """
     run_dir = Path(out)
     torch.set_num_threads(1)
     set_random_seed(config.seed)
@@ -200,12 +269,6 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False) -> Trai
     probe = gym.make(config.env_id, **env_kwargs)
     try:
         algo = check_compatible(config.algo, probe, config.env_id)
-        if has_action_masks(probe) and not algo.needs_masks:
-            warnings.warn(
-                f"{config.env_id} masks actions but algo={algo.name!r} ignores masks, so it may pick a masked action "
-                "(the env then raises ValueError); use algo='maskable_ppo'",
-                stacklevel=2,
-            )
         policy_kwargs = _policy_kwargs(config, probe)
     finally:
         probe.close()
@@ -214,7 +277,16 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False) -> Trai
     if not resume and ((run_dir / MODEL).exists() or checkpoints(run_dir)):
         raise ValueError(f"{run_dir} already holds a training run; pass resume=True (--resume) or another --out")
     write_config(run_dir, dataclasses.asdict(config), field_docs())
-    venv: VecEnv = make_vec_env(config.env_id, n_envs=config.n_envs, seed=config.seed, env_kwargs=env_kwargs)
+    validation = validation_seeds(config.eval_seed, config.eval_episodes)
+    record_provenance(
+        run_dir,
+        command or " ".join(sys.argv),
+        {
+            "train_seeds": train_seeds(config.seed, config.n_envs),
+            "validation_seeds": [validation.start, validation.stop - 1],
+        },
+    )
+    venv = make_training_env(config.env_id, env_kwargs, config.n_envs, config.seed, config.vec_env)
     model, start = (
         _resume(algo, saved[-1], venv, config) if saved else (_new_model(algo, venv, config, policy_kwargs, run_dir), 0)
     )
@@ -222,37 +294,39 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False) -> Trai
         print(f"no checkpoint in {run_dir}; starting from scratch", file=sys.stderr)
     _print_table(config, run_dir, start)
 
-    callbacks: list[Any] = [AtomicCheckpointCallback(run_dir, config.checkpoint_every, config.n_envs, algo.off_policy)]
+    checkpointer = AtomicCheckpointCallback(run_dir, config.checkpoint_every, algo.off_policy)
     evaluation = ReferenceEvalCallback(
         config.env_id,
         env_kwargs,
-        range(config.eval_seed, config.eval_seed + config.eval_episodes),
+        validation,
         objective_metric(config.env_id, env_kwargs),
         config.eval_every or sys.maxsize,
-        config.n_envs,
         run_dir,
         algo.needs_masks,
     )
-    callbacks.append(evaluation)
     progress = sys.stderr.isatty() if config.progress_bar is None else config.progress_bar
     started = time.perf_counter()
     if config.timesteps > start:
         model.learn(
             total_timesteps=config.timesteps - start,
-            callback=callbacks,
+            callback=[checkpointer, evaluation],
             reset_num_timesteps=start == 0,
             tb_log_name="run",
             progress_bar=progress,
         )
         seconds = time.perf_counter() - started
-        evaluation.evaluate_now()
-        callbacks[0].save()
+        checkpointer.save()
+        if not evaluation.history or evaluation.history[-1]["timesteps"] != model.num_timesteps:
+            evaluation.evaluate_now()
     else:
         seconds = 0.0
         print(f"{run_dir} is already at {start} >= {config.timesteps} steps; nothing to train", file=sys.stderr)
     save_model(model, model.get_vec_normalize_env(), run_dir / MODEL, run_dir / VECNORMALIZE)
     steps = model.num_timesteps - start
-    print(f"trained {steps} steps in {seconds:.1f} s ({steps / max(seconds, 1e-9):.0f} steps/s); model in {run_dir}")
+    print(
+        f"trained {steps} steps in {seconds:.1f} s ({steps / max(seconds, 1e-9):.0f} samples/s); model in {run_dir}",
+        file=sys.stderr,
+    )
     venv.close()
     return TrainResult(model, run_dir, start, evaluation.history, seconds)
 
@@ -316,7 +390,7 @@ def _new_model(
         "MlpPolicy",
         _normalize(venv, config),
         seed=config.seed,
-        device="cpu",
+        device=config.device,
         policy_kwargs=policy_kwargs,
         tensorboard_log=str(run_dir / TENSORBOARD) if config.tensorboard else None,
         **config.algo_kwargs,
@@ -330,10 +404,17 @@ def _resume(algo: Algorithm, checkpoint: Checkpoint, venv: VecEnv, config: Train
         normalizer.training = True
         normalizer.norm_reward = config.normalize_reward
         venv = normalizer
-    model = algorithm_class(algo.name).load(checkpoint.model, env=venv, device="cpu")
+    model = algorithm_class(algo.name).load(checkpoint.model, env=venv, device=config.device)
     if algo.off_policy and checkpoint.replay_buffer.is_file():
         model.load_replay_buffer(checkpoint.replay_buffer)
-    print(f"resuming from {checkpoint.model} at {model.num_timesteps} steps", file=sys.stderr)
+    if checkpoint.state.is_file():
+        with open(checkpoint.state, "rb") as file:
+            state = pickle.load(file)
+        state.restore(model)
+        how = "envs and random streams restored"
+    else:
+        how = "no saved env state: the envs start fresh episodes"
+    print(f"resuming from {checkpoint.model} at {model.num_timesteps} steps ({how})", file=sys.stderr)
     return model, int(model.num_timesteps)
 
 

@@ -4,8 +4,9 @@ Sections: (1) env steps/s of every registered env through ``gym.make``, as ratio
 (2) the M/M/8 FCFS reference at rho = 0.9: Ciw and SimPy against ``schedenv.mmk`` (events/s, ratios,
 simulated mean response time against Erlang-C), and the same queue as Dispatch-v0's central queue
 through its fast path; (3) fast-path events/s per family (``schedenv.fastpath``; the multiserver
-family's own ``run_fast``); (4) the native batched Malleable and Dispatch envs (``gym.make_vec``) at B
-copies, next to the single env; (5) PPO samples/s on one env.
+family's own ``run_fast``); (4) the native batched envs (``gym.make_vec``) at B
+copies, next to the single env, for every env id; (5) training samples/s of ``schedenv train`` on
+the batched env against SB3 PPO on one ``gym.make`` env (the reference of DESIGN §7), per family.
 
 The reference is Gymnasium's CartPole-v1 (a few float operations per step, so it measures the wrapper
 floor of ``gym.make``). Each env is stepped with trivial valid actions: the first unmasked action for
@@ -23,6 +24,7 @@ Ciw and SimPy are the ``bench`` extra; PPO needs the ``rl`` extra (sections are 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import time
@@ -161,48 +163,99 @@ def multiserver_fastpath(n: int) -> dict[str, float]:
     }
 
 
+BATCHED_CASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "Malleable online, load 0.9": (MALLEABLE, {"mode": "online", "load": MMK_LOAD}),
+    "Malleable offline defaults": (MALLEABLE, {}),
+    "Dispatch defaults": (DISPATCH, {}),
+    "MultiserverJob select mode": ("schedenv/MultiserverJob-v0", {"action_mode": "select"}),
+    "Moldable defaults": ("schedenv/Moldable-v0", {}),
+}
+"""The native batched envs timed against their single env (same kwargs)."""
+
+
 def batched_section(seconds: float, num_envs: int) -> dict[str, float]:
-    """Aggregate steps/s of ``gym.make_vec`` (the native batched env) vs the single env, same kwargs."""
+    """Aggregate steps/s of each native batched env (``vector_entry_point``) vs the single env, same kwargs.
+
+    Actions are trivial and valid, as in ``steps_per_second``: the first unmasked action of each copy
+    for masked spaces (bool argmax over ``action_masks()``), else a fixed 0.5 vector.
+    """
     results = {}
-    for label, kwargs in (("online, load 0.9", {"mode": "online", "load": MMK_LOAD}), ("offline defaults", {})):
-        single = steps_per_second(MALLEABLE, seconds, **kwargs)
-        venv = gym.make_vec(MALLEABLE, num_envs=num_envs, **kwargs)
-        actions = np.full(venv.action_space.shape, 0.5, dtype=np.float32)
+    for label, (env_id, kwargs) in BATCHED_CASES.items():
+        single = steps_per_second(env_id, seconds, **kwargs)
+        venv = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
+        masked = isinstance(venv.single_action_space, gym.spaces.Discrete)
+        fixed = None if masked else np.full(venv.action_space.shape, 0.5, dtype=venv.action_space.dtype)
+
+        def actions(venv: Any = venv, fixed: Any = fixed) -> Any:
+            return fixed if fixed is not None else venv.unwrapped.action_masks().view(np.bool_).argmax(axis=1)
+
         venv.reset(seed=0)
         for _ in range(3):
-            venv.step(actions)
+            venv.step(actions())
         steps, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
-            venv.step(actions)
+            venv.step(actions())
             steps += num_envs
-        results[f"Malleable {label}: single env (gym.make)"] = single
-        results[f"Malleable {label}: batched, B = {num_envs}"] = steps / (time.perf_counter() - start)
-    single = steps_per_second(DISPATCH, seconds)
-    venv = gym.make_vec(DISPATCH, num_envs=num_envs)
-    venv.reset(seed=0)
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:  # the first valid action of each copy, as ``trivial_action``
-        venv.step(venv.unwrapped.action_masks().view(np.bool_).argmax(axis=1))  # bool argmax: 15x int8's
-        steps += num_envs
-    results["Dispatch defaults: single env (gym.make)"] = single
-    results[f"Dispatch defaults: batched, B = {num_envs}"] = steps / (time.perf_counter() - start)
+        results[f"{label}: single env (gym.make)"] = single
+        results[f"{label}: batched, B = {num_envs}"] = steps / (time.perf_counter() - start)
+        venv.close()
     return results
 
 
-def ppo_section(timesteps: int) -> dict[str, float]:
-    """SB3 PPO samples (env steps, updates included) per second on one Malleable env."""
+TRAINING_CASES = {
+    "Malleable offline": "malleable_ppo.yaml",
+    "Malleable online": "malleable_online_ppo.yaml",
+    "Dispatch": "dispatch_maskable_ppo.yaml",
+    "MultiserverJob (select)": "multiserverjob_maskable_ppo.yaml",
+    "Moldable": "moldable_maskable_ppo.yaml",
+}
+"""Each family's shipped training config, timed end to end by ``training_section``."""
+
+
+def training_section(reference_steps: int, rollouts: int) -> dict[str, dict[str, float]]:
+    """Training samples/s: SB3 PPO on one ``gym.make`` env against ``schedenv train`` on the batched env.
+
+    The reference is what a new user writes: ``PPO("MlpPolicy", gym.make(env_id, **kwargs), n_steps=512,
+    batch_size=64)`` (SB3's other defaults), timed over ``reference_steps`` after a 512-step warm-up.
+    ``schedenv train`` runs the family's shipped config (its algorithm, extractor, ``n_envs`` copies of
+    the native batched env, VecNormalize, checkpoints) for ``rollouts`` rollouts after a one-rollout
+    warm-up (numba and torch compiled), end to end: ``TrainResult.seconds`` is the wall time of
+    ``learn``, updates and checkpoints included. Both use one torch thread.
+    """
     if importlib.util.find_spec("stable_baselines3") is None:
         return {}
+    import tempfile
+
     import torch
     from stable_baselines3 import PPO
 
-    # One torch thread: on the shared 2-core machine two threads made PPO about 6x slower (contention).
+    from agents.train import CONFIG_DIR, resolve_config, train
+
     torch.set_num_threads(1)
-    model = PPO("MlpPolicy", gym.make(MALLEABLE, mode="online"), n_steps=512, batch_size=64, seed=0, device="cpu")
-    model.learn(total_timesteps=512)  # warm up torch outside the timing
-    start = time.perf_counter()
-    model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
-    return {"PPO (sb3, MlpPolicy, 1 env, Malleable online, 1 torch thread)": timesteps / (time.perf_counter() - start)}
+    results = {}
+    for label, name in TRAINING_CASES.items():
+        config = resolve_config(CONFIG_DIR / name, {"progress_bar": False, "tensorboard": False, "eval_every": 0})
+        kwargs = {key: value for key, value in config.env_kwargs.items()}
+        model = PPO("MlpPolicy", gym.make(config.env_id, **kwargs), n_steps=512, batch_size=64, seed=0, device="cpu")
+        model.learn(total_timesteps=512)
+        start = time.perf_counter()
+        model.learn(total_timesteps=reference_steps, reset_num_timesteps=False)
+        reference = reference_steps / (time.perf_counter() - start)
+        rollout = config.n_envs * int(config.algo_kwargs.get("n_steps", 2048))
+        with tempfile.TemporaryDirectory() as folder:
+            warm = dataclasses.replace(config, timesteps=rollout, eval_episodes=1)
+            train(warm, f"{folder}/warm")
+            timed = dataclasses.replace(config, timesteps=rollout * rollouts, eval_episodes=1)
+            result = train(timed, f"{folder}/timed")
+        ours = result.model.num_timesteps / result.seconds
+        results[label] = {
+            "sb3_ppo_one_env": reference,
+            "schedenv_train": ours,
+            "ratio": ours / reference,
+            "n_envs": config.n_envs,
+            "algo": config.algo,
+        }
+    return results
 
 
 def print_tables(report: dict[str, Any]) -> None:
@@ -231,8 +284,19 @@ def print_tables(report: dict[str, Any]) -> None:
     print(markdown_table(["fast path", "events/s"], rows))
     print()
     rows = [(label, f"{rate:,.0f}") for label, rate in report["batched_steps_per_second"].items()]
-    rows += [(label, f"{rate:,.0f}") for label, rate in report["ppo_samples_per_second"].items()]
-    print(markdown_table(["batched env / training", "steps/s"], rows))
+    print(markdown_table(["batched env", "steps/s"], rows))
+    print()
+    rows = [
+        (
+            label,
+            f"{row['sb3_ppo_one_env']:,.0f}",
+            f"{row['algo']}, {row['n_envs']} copies: {row['schedenv_train']:,.0f}",
+            f"{row['ratio']:.1f}x",
+        )
+        for label, row in report["training_samples_per_second"].items()
+    ]
+    headers = ["family (shipped config)", "SB3 PPO, 1 gym.make env", "schedenv train, batched env", "ratio"]
+    print(markdown_table(headers, rows))
     print(f"\n{provenance()}")
 
 
@@ -240,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="time per steps/s measurement")
     parser.add_argument("--num-envs", type=int, default=1024, help="copies of the batched env")
-    parser.add_argument("--ppo-steps", type=int, default=4096, help="PPO timesteps timed")
+    parser.add_argument("--ppo-steps", type=int, default=4096, help="reference PPO timesteps timed (1 env)")
+    parser.add_argument("--rollouts", type=int, default=5, help="rollouts of schedenv train timed per family")
     parser.add_argument("--quick", action="store_true", help="shorter runs (about a minute)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -251,7 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         "mmk_erlang_c_mean_response_time": erlang_c_mean_response_time(MMK_LOAD * MMK_SERVERS, 1.0, MMK_SERVERS),
         "fastpath_events_per_second": fastpath_section(args.quick),
         "batched_steps_per_second": batched_section(seconds, args.num_envs),
-        "ppo_samples_per_second": ppo_section(1024 if args.quick else args.ppo_steps),
+        "training_samples_per_second": training_section(
+            1024 if args.quick else args.ppo_steps, 1 if args.quick else args.rollouts
+        ),
         "reference": "CartPole-v1",
     }
     if args.json:

@@ -49,7 +49,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     reference = baselines.reference(env_id)
     names = args.contenders.split(",") if args.contenders else baselines.available(env_id)
     names = [reference] + [n for n in names if n != reference]
-    seeds = range(args.seed, args.seed + args.episodes)
+    seeds = range(args.seed, args.seed + (10 if args.episodes is None else args.episodes))
     metric = args.metric or objective_metric(env_id, env_kwargs)
     results = {name: evaluate_fast(env_id, name, seeds, **env_kwargs) for name in names}
     rows = comparison_rows(results, reference, metric)
@@ -85,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--env-kwargs", default=None, help='JSON, e.g. \'{"n_jobs": 8, "speedup": 0.5}\'')
     ev.add_argument("--contenders", default=None, help="comma-separated baseline names (default: all for the env)")
-    ev.add_argument("--episodes", type=int, default=10, help="number of seeds (episodes) per contender")
+    ev.add_argument(
+        "--episodes", type=int, default=None, help="number of seeds (episodes) per contender (default 10; --agent: 100)"
+    )
     ev.add_argument("--seed", type=int, default=0, help="first seed; seeds are seed .. seed + episodes - 1")
     ev.add_argument("--metric", default=None, help="metric to report (default: the env's objective)")
     ev.add_argument("--json", action="store_true", help="print one JSON object as the last line")
@@ -107,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``schedenv`` command."""
     args = build_parser().parse_args(argv)
+    args.command_line = " ".join(["schedenv", *(sys.argv[1:] if argv is None else argv)])
     try:
         return int(args.run(args))
     except ValueError as error:

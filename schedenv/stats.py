@@ -59,3 +59,24 @@ def paired_comparison(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.n
         raise ValueError(f"paired samples need equal shapes, got {first.shape} and {second.shape}")
     ratio = float(first.mean() / second.mean()) if second.size and second.mean() != 0 else float("nan")
     return PairedComparison(mean_interval(first - second), ratio)
+
+
+def ratio_interval(
+    a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *, resamples: int = 10_000, seed: int = 0
+) -> tuple[float, float]:
+    """95% paired bootstrap interval of the ratio of means mean(a) / mean(b).
+
+    Seeds are resampled together (a[i] with b[i]: the pairing of common random numbers), ``resamples``
+    times with a fixed generator, and the 2.5% and 97.5% percentiles of the resampled ratios are
+    returned. With one pair there is no spread to resample: the interval is (nan, nan).
+    """
+    first, second = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if first.shape != second.shape or first.ndim != 1:
+        raise ValueError(f"paired samples need equal 1-d shapes, got {first.shape} and {second.shape}")
+    if first.size < 2:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    index = rng.integers(0, first.size, size=(resamples, first.size))
+    ratios = first[index].mean(axis=1) / second[index].mean(axis=1)
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    return float(low), float(high)

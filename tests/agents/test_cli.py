@@ -67,7 +67,8 @@ def test_resume_flag_continues_the_step_count(tiny_config: Path, tmp_path: Path)
     out = tmp_path / "run"
     assert _train(out, tiny_config, "--timesteps", "128") == 0
     assert main(["train", "--out", str(out), "--timesteps", "256", "--resume"]) == 0
-    assert [c.steps for c in checkpoints(out)] == [64, 128, 192, 256]
+    # checkpoints are taken between rollouts (2 envs x 64 steps) and at the end of each call
+    assert [c.steps for c in checkpoints(out)] == [128, 256]
     assert read_config(out)["timesteps"] == 256
 
 
@@ -89,7 +90,11 @@ def test_evaluate_agent_refuses_a_different_window(
         (["--env", "schedenv/Malleable-v0", "--algo", "maskable_ppo"], "it supports Discrete, MultiDiscrete"),
         (["--env", "schedenv/Malleable-v0", "--env-kwargs", '{"n_jobs": 8'], "--env-kwargs is not valid JSON"),
         (["--env", "schedenv/Malleable-v0", "--env-kwargs", "[8]"], "--env-kwargs must be a JSON object"),
-        (["--algo", "ppo"], "--env is required"),
+        (["--algo", "ppo"], "give --env or --config FILE"),
+        (["--env", "schedenv/Malleable-v0", "--hyperparams", "learning_rat=1e-4"], "did you mean 'learning_rate'"),
+        (["--env", "schedenv/Malleable-v0", "--hyperparams", "n_epochs"], "write key=value"),
+        (["--env", "schedenv/Malleable-v0", "--seed", "5000"], "must be in 0..1023"),
+        (["--env", "schedenv/Malleable-v0", "--device", "tpu"], "device='tpu' is not allowed"),
     ],
 )
 def test_bad_input_is_refused_with_a_clear_message(

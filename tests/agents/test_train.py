@@ -10,6 +10,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+import torch
 
 import agents
 import baselines
@@ -43,7 +44,7 @@ def test_short_run_saves_an_agent_that_evaluate_accepts(env_id: str, tiny: dict[
         assert not fallback
         assert isinstance(result.model.policy.features_extractor, SlotSetExtractor)
     assert result.model.num_timesteps == 128
-    assert (tmp_path / MODEL).is_file() and [c.steps for c in checkpoints(tmp_path)] == [64, 128]
+    assert (tmp_path / MODEL).is_file() and [c.steps for c in checkpoints(tmp_path)] == [128]
 
     agent = agents.load(tmp_path)
     assert agent.name == f"{algo}:{tmp_path.name}"
@@ -74,16 +75,20 @@ def test_other_algorithms_train_on_the_malleable_env(algo: str, tiny: dict[str, 
 
 
 def test_resume_continues_from_the_newest_complete_checkpoint(tiny: dict[str, Any], tmp_path: Path) -> None:
-    config = TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=128, **tiny)
-    train(config, tmp_path)
-    # a run killed between its checkpoints at 64 and 128 steps: no final model, no newer checkpoint
-    (tmp_path / MODEL).unlink()
-    checkpoint_paths(tmp_path, 128).model.unlink()
-    resumed = train(TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=256, **tiny), tmp_path, resume=True)
-    assert resumed.start_timesteps == 64
-    # the count continues from 64 in whole rollouts of 2 envs x 64 steps: 192, then 320 >= 256
-    assert resumed.model.num_timesteps == 320
-    assert [c.steps for c in checkpoints(tmp_path)] == [64, 128, 192, 256, 320]
+    config = TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=256, **tiny)
+    train(config, tmp_path / "killed")
+    # a run killed between its checkpoints at 128 and 256 steps: no final model, no newer checkpoint
+    (tmp_path / "killed" / MODEL).unlink()
+    checkpoint_paths(tmp_path / "killed", 256).model.unlink()
+    resumed = train(TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=384, **tiny), tmp_path / "killed", resume=True)
+    assert resumed.start_timesteps == 128
+    # checkpoints between rollouts of 2 envs x 64 steps, and one at the end
+    assert resumed.model.num_timesteps == 384
+    assert [c.steps for c in checkpoints(tmp_path / "killed")] == [128, 256, 384]
+    # the resumed run continued the env seed stream and random streams: it equals an uninterrupted run
+    whole = train(TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=384, **tiny), tmp_path / "whole")
+    mine, theirs = resumed.model.policy.state_dict(), whole.model.policy.state_dict()
+    assert all(torch.equal(mine[key], theirs[key]) for key in theirs)
 
 
 def test_a_fresh_run_refuses_a_folder_that_holds_one(tiny: dict[str, Any], tmp_path: Path) -> None:

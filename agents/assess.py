@@ -1,0 +1,195 @@
+"""Held-out assessment of a trained agent: the agent, the paper policy and the best baseline, paired by seed.
+
+The agent plays every test seed in one native batched env (``vector_entry_point``; each copy is
+reset with its own seed, so copy i's episode is exactly the single env's episode of seed i:
+the vector envs are bit-identical to ``SyncVectorEnv``, a test says so). Baselines run through
+``schedenv.fastpath.evaluate_fast`` (the compiled path where one exists, else ``evaluate``) on the
+same seeds. The comparison is paired seed by seed (common random numbers, DESIGN §2):
+
+- ``ratio``: mean of the agent's metric over the test seeds divided by the paper policy's mean;
+- ``ratio_ci95``: its 95% paired bootstrap interval (seeds resampled together, 10 000 resamples);
+- ``best_baseline``: the baseline of the env with the lowest mean on the same seeds (baselines that
+  cannot act in the configuration, e.g. size-aware dispatchers without ``size_known``, are skipped
+  and listed), and ``best_baseline_ratio`` the agent's mean over its mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+import baselines
+from schedenv.evaluation import EvaluationResult
+from schedenv.fastpath import evaluate_fast
+from schedenv.stats import ratio_interval
+
+BATCH = 128
+"""Test seeds played at once (one batched env of this many copies)."""
+
+
+def make_vector(env_id: str, num_envs: int, autoreset_mode: AutoresetMode, **env_kwargs: Any) -> gym.vector.VectorEnv:
+    """The env's native batched env (its ``vector_entry_point``), else a ``SyncVectorEnv``."""
+    spec = gym.spec(env_id)
+    if spec.vector_entry_point is not None:
+        return gym.make_vec(
+            env_id,
+            num_envs=num_envs,
+            vectorization_mode="vector_entry_point",
+            autoreset_mode=autoreset_mode,
+            **env_kwargs,
+        )
+    vector_kwargs = {"autoreset_mode": autoreset_mode}
+    return gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", vector_kwargs=vector_kwargs, **env_kwargs)
+
+
+def play_batched(
+    policy: Any,
+    env_id: str,
+    seeds: Sequence[int],
+    env_kwargs: dict[str, Any],
+    *,
+    batch: int = BATCH,
+) -> list[dict[str, float]]:
+    """Each seed's ``episode_metrics`` when ``policy`` plays it; ``policy(obs, masks) -> actions`` acts on a batch.
+
+    ``masks`` is the batched env's ``action_masks()`` (B x n) when it has one, else None.
+    """
+    seeds = [int(seed) for seed in seeds]
+    if not seeds:
+        raise ValueError("seeds is empty; an assessment needs at least one seed")
+    metrics: list[dict[str, float]] = []
+    for start in range(0, len(seeds), batch):
+        chunk = seeds[start : start + batch]
+        venv = make_vector(env_id, len(chunk), AutoresetMode.NEXT_STEP, **env_kwargs)
+        try:
+            metrics.extend(_play_chunk(policy, venv, chunk))
+        finally:
+            venv.close()
+    return metrics
+
+
+def _play_chunk(policy: Any, venv: gym.vector.VectorEnv, seeds: list[int]) -> list[dict[str, float]]:
+    observations, _ = venv.reset(seed=seeds)  # type: ignore[arg-type]  # one seed per copy, as SyncVectorEnv takes
+    found: list[dict[str, float] | None] = [None] * len(seeds)
+    running = np.ones(len(seeds), dtype=bool)
+    while running.any():
+        masks = batch_masks(venv)
+        observations, _, terminated, truncated, info = venv.step(policy(observations, masks))
+        if np.any(truncated & running):
+            raise RuntimeError("an assessed episode was truncated; assessments need complete episodes")
+        ended = np.flatnonzero(terminated & running)
+        if ended.size:
+            table = info["episode_metrics"]
+            for i in ended:
+                found[i] = {key: float(values[i]) for key, values in table.items() if not key.startswith("_")}
+            running[ended] = False
+    return [row for row in found if row is not None]
+
+
+def batch_masks(venv: gym.vector.VectorEnv) -> np.ndarray | None:
+    """The (B x n) action masks of a batched env with a discrete masked action space, else None.
+
+    A native batched env has ``action_masks()``; a ``SyncVectorEnv`` is asked copy by copy.
+    """
+    if not isinstance(venv.single_action_space, gym.spaces.Discrete):
+        return None
+    method = getattr(venv, "action_masks", None)
+    if callable(method):
+        return np.asarray(method(), dtype=bool)
+    if isinstance(venv, gym.vector.SyncVectorEnv):
+        try:
+            return np.stack([np.asarray(mask, dtype=bool) for mask in venv.call("action_masks")])
+        except AttributeError:
+            return None
+    return None
+
+
+@dataclass
+class Assessment:
+    """The agent against the paper policy and every applicable baseline on the same test seeds."""
+
+    env_id: str
+    env_kwargs: dict[str, Any]
+    metric: str
+    seeds: list[int]
+    agent: np.ndarray
+    """The agent's metric per test seed."""
+    reference: str
+    """The family's paper policy (``baselines.reference``)."""
+    baselines: dict[str, EvaluationResult]
+    """Every baseline that could act here (the paper policy included), by name."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Baselines that cannot act in this configuration, with the reason."""
+
+    def values(self, name: str) -> np.ndarray:
+        """Per-seed metric of a baseline (in ``seeds`` order)."""
+        return self.baselines[name].values(self.metric)
+
+    @property
+    def best_baseline(self) -> str:
+        """The baseline with the lowest mean metric on these seeds (ties: the paper policy first)."""
+        names = [self.reference, *(n for n in self.baselines if n != self.reference)]
+        return min(names, key=lambda name: float(self.values(name).mean()))
+
+    def ratio(self, name: str) -> float:
+        """Mean of the agent over mean of baseline ``name``."""
+        return float(self.agent.mean() / self.values(name).mean())
+
+    def ratio_ci95(self, name: str) -> tuple[float, float]:
+        """Paired 95% bootstrap interval of ``ratio(name)``."""
+        return ratio_interval(self.agent, self.values(name))
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON fields of ``schedenv evaluate --agent`` that describe the comparison."""
+        best = self.best_baseline
+        return {
+            "metric": self.metric,
+            "mean": float(self.agent.mean()),
+            "reference": self.reference,
+            "reference_mean": float(self.values(self.reference).mean()),
+            "ratio": self.ratio(self.reference),
+            "ratio_ci95": list(self.ratio_ci95(self.reference)),
+            "per_seed": [float(v) for v in self.agent],
+            "test_seeds": list(self.seeds),
+            "best_baseline": best,
+            "best_baseline_mean": float(self.values(best).mean()),
+            "best_baseline_ratio": self.ratio(best),
+            "best_baseline_ratio_ci95": list(self.ratio_ci95(best)),
+            "baseline_means": {name: float(self.values(name).mean()) for name in self.baselines},
+            "skipped_baselines": dict(self.skipped),
+        }
+
+
+def assess(
+    policy: Any,
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    seeds: Sequence[int],
+    metric: str,
+    *,
+    contenders: Sequence[str] | None = None,
+) -> Assessment:
+    """Play ``policy`` (see ``play_batched``) and the baselines on ``seeds``; ``contenders`` limits the baselines.
+
+    The paper policy is always included; with ``contenders=None`` every baseline of the env is tried.
+    """
+    seeds = [int(seed) for seed in seeds]
+    agent = np.array([row[metric] for row in play_batched(policy, env_id, seeds, env_kwargs)])
+    reference = baselines.reference(env_id)
+    pool = baselines.available(env_id) if contenders is None else contenders
+    names = [reference, *(name for name in pool if name != reference)]
+    results: dict[str, EvaluationResult] = {}
+    skipped: dict[str, str] = {}
+    for name in names:
+        try:
+            results[name] = evaluate_fast(env_id, name, seeds, **env_kwargs)
+        except ValueError as error:
+            if name == reference:
+                raise
+            skipped[name] = str(error)
+    return Assessment(env_id, dict(env_kwargs), metric, seeds, agent, reference, results, skipped)
