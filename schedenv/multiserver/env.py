@@ -20,7 +20,15 @@ from schedenv.multiserver.packing import PACKINGS
 from schedenv.multiserver.render import render_servers, render_text
 from schedenv.multiserver.sim import MultiserverJobRecord, MultiserverParams, MultiserverState, StepOutcome
 from schedenv.multiserver.trace import is_swf, read_alibaba_gpu_trace, read_swf_jobs, scale_to_load
-from schedenv.multiserver.workload import MultiserverWorkload, empirical_need_sizes, parse_jobs, parse_server_needs
+from schedenv.multiserver.workload import (
+    PARAMETERS,
+    PARAMETERS_HIGH,
+    MultiserverWorkload,
+    empirical_need_sizes,
+    parse_jobs,
+    parse_server_needs,
+    scenario_parameters,
+)
 from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
 from schedenv.workloads import Choice, Distribution, Exponential
 
@@ -103,6 +111,19 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | 7K + 3 | log1p(total need of the jobs outside / k)                       | 0   | inf |
     | 7K + 4 | log1p(their remaining size / scale); 0 when sizes are hidden    | 0   | inf |
 
+    With ``observe_params=True`` the scenario's parameters follow (length ``7K + 12``), constant over
+    an episode, so that one agent can be trained across scenarios (``workload.scenario_parameters``):
+
+    | index   | meaning                                                                  | min | max        |
+    |---------|--------------------------------------------------------------------------|-----|------------|
+    | 7K + 5  | log2(k) / 10 (k = 8 gives 0.3, k = 1024 gives 1)                         | 0   | inf        |
+    | 7K + 6  | load rho (a trace's scaled load; 0 for an explicit job set)              | 0   | inf        |
+    | 7K + 7  | E[K] / k, the mean server need (a job set: its empirical law)            | 0   | 1          |
+    | 7K + 8  | std(K) / k                                                               | 0   | 1          |
+    | 7K + 9  | largest server need / k                                                  | 0   | 1          |
+    | 7K + 10 | log1p(Var[S] / E[S]^2) with the ratio capped at 100 (job set: its sizes) | 0   | log1p(100) |
+    | 7K + 11 | 1 if sizes are known (``size_known``), else 0                            | 0   | 1          |
+
     ## Rewards
     Minus the flow time accrued since the last step: (jobs in system) x (elapsed time). Select
     steps that do not commit earn 0. The undiscounted return is exactly minus the total
@@ -152,6 +173,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | packing                | "serverfilling"  | priority mode: "serverfilling", "firstfit" or "greedy"       |
     | max_jobs               | 16               | window size K                                                |
     | render_mode            | None             | "ansi" or "rgb_array"                                        |
+    | observe_params         | False            | append the scenario's parameters to the observation          |
     | invalid_action         | "fallback"       | select mode, masked actions: "fallback", "penalty", "raise"  |
     | invalid_action_penalty | 1.0              | subtracted from the reward of an invalid step ("penalty")    |
 
@@ -194,6 +216,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         render_mode: str | None = None,
         invalid_action: str = "fallback",
         invalid_action_penalty: float = 1.0,
+        observe_params: bool = False,
     ) -> None:
         self.n_servers = check_int("n_servers", n_servers)
         self.action_mode = check_choice("action_mode", action_mode, ("select", "priority"))
@@ -204,6 +227,9 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if not isinstance(size_known, bool):
             raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
         self.size_known = size_known
+        if not isinstance(observe_params, bool):
+            raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
+        self.observe_params = observe_params
         self.render_mode = (
             None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
         )
@@ -248,11 +274,15 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
                 stacklevel=2,
             )
 
+        self.slot_features = SLOT_FEATURES
+        """Features per window slot (the layout ``agents.extractors`` reads)."""
         length = SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES
-        high = np.full(length, np.inf, dtype=np.float32)
+        high = np.full(length + (PARAMETERS if observe_params else 0), np.inf, dtype=np.float32)
         for feature in (0, 1, 5, 6):
             high[feature : SLOT_FEATURES * self.max_jobs : SLOT_FEATURES] = 1.0
         high[SLOT_FEATURES * self.max_jobs] = 1.0
+        if observe_params:
+            high[length:] = PARAMETERS_HIGH
         self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
         self.action_space: spaces.Space[Any]
         if self.action_mode == "select":
@@ -269,7 +299,10 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self._epochs = 0
         self._overflow_epochs = 0
         self._total_flow = 0.0
-        self._obs = np.zeros(length, dtype=np.float32)
+        self._obs = np.zeros(high.size, dtype=np.float32)
+        """The observation, rewritten in place by the core; the parameters at its end never change."""
+        if observe_params:
+            self._obs[length:] = self.scenario_parameters()
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -359,6 +392,15 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     def commit_action(self) -> int:
         """The select-mode action that commits the service set (``max_jobs``)."""
         return self.max_jobs
+
+    def scenario_parameters(self) -> np.ndarray:
+        """The entries ``observe_params=True`` appends to the observation (table in the class docstring)."""
+        if self.jobs is None:
+            size_scv, load = self.workload.size_scv, self.load
+        else:
+            sizes = self.jobs[1] * self.jobs[2] / self.n_servers
+            size_scv, load = float(sizes.var() / sizes.mean() ** 2), self.load if self.trace is not None else 0.0
+        return scenario_parameters(self.n_servers, load, self.workload.server_needs, size_scv, self.size_known)
 
     @property
     def fallback_action(self) -> int:

@@ -26,7 +26,8 @@ hold what it ended with). Options: ``reset(options={"reset_mask": mask})`` reset
 ``action_mask``, and, for copies whose episode ended, ``episode_metrics`` (a dict of arrays, valid where
 ``info["_episode_metrics"]``; NaN elsewhere). Per-job ``completed`` records, ``busy_servers`` and
 ``elapsed`` are not reported (use the single env, or ``schedenv.multiserver.fastpath``, for them).
-``render_mode`` is not supported.
+``render_mode`` is not supported. With ``observe_params=True`` every copy's observation ends with the
+scenario's parameters, as the single env's.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from gymnasium.vector.utils import batch_space
 from schedenv.multiserver import kernel
 from schedenv.multiserver.env import MultiserverJobEnv
 from schedenv.multiserver.metrics import metrics_of_completions
+from schedenv.multiserver.workload import PARAMETERS
 from schedenv.validation import check_choice, check_int
 from schedenv.vector_reset import reseed_copies
 
@@ -75,7 +77,11 @@ class MultiserverJobVectorEnv(VectorEnv):
         self.single_action_space = template.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.max_jobs, self.n_servers = template.max_jobs, template.n_servers
+        self.max_jobs, self.n_servers, self.slot_features = (
+            template.max_jobs,
+            template.n_servers,
+            template.slot_features,
+        )
         self.select = template.action_mode == "select"
         self._penalty = template.invalid_action_penalty if template.invalid_action == "penalty" else 0.0
         self._packing = kernel.PACKINGS[template.packing]
@@ -92,6 +98,8 @@ class MultiserverJobVectorEnv(VectorEnv):
         shape = self.single_observation_space.shape
         assert shape is not None
         self._obs = np.zeros((b, *shape), dtype=np.float32)
+        if template.observe_params:  # constant: the kernels never write past the job features
+            self._obs[:, shape[0] - PARAMETERS :] = template.scenario_parameters()
         self._selected = np.zeros((b, self.max_jobs), dtype=np.bool_)
         self._mask = np.zeros((b, self.max_jobs + 1), dtype=np.int8)
         self._ints = np.zeros((b, 7), dtype=np.int64)
