@@ -26,6 +26,10 @@ register(
     vector_entry_point="schedenv.dispatch.vector:DispatchVectorEnv",
 )
 register(id="schedenv/Moldable-v0", entry_point="schedenv.moldable.env:MoldableEnv")
-register(id="schedenv/MultiserverJob-v0", entry_point="schedenv.multiserver.env:MultiserverJobEnv")
+register(
+    id="schedenv/MultiserverJob-v0",
+    entry_point="schedenv.multiserver.env:MultiserverJobEnv",
+    vector_entry_point="schedenv.multiserver.vector:MultiserverJobVectorEnv",
+)
 
 __all__ = ["ENV_IDS", "__version__"]

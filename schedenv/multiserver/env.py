@@ -20,14 +20,24 @@ from schedenv.multiserver.packing import PACKINGS
 from schedenv.multiserver.render import render_servers, render_text
 from schedenv.multiserver.sim import MultiserverJobRecord, MultiserverParams, MultiserverState, StepOutcome
 from schedenv.multiserver.trace import is_swf, read_alibaba_gpu_trace, read_swf_jobs, scale_to_load
-from schedenv.multiserver.workload import MultiserverWorkload, empirical_need_sizes, parse_jobs, parse_server_needs
-from schedenv.validation import check_choice, check_int, check_positive
+from schedenv.multiserver.workload import (
+    PARAMETERS,
+    PARAMETERS_HIGH,
+    MultiserverWorkload,
+    empirical_need_sizes,
+    parse_jobs,
+    parse_server_needs,
+    scenario_parameters,
+)
+from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
 from schedenv.workloads import Choice, Distribution, Exponential
 
 SLOT_FEATURES = 7
 """Per slot: valid, need/k, log1p(remaining size), log1p(age), log1p(time in system), selected, was served."""
 GLOBAL_FEATURES = 5
 """Free servers/k, log1p(jobs), log1p(jobs outside), log1p(their need/k), log1p(their remaining size)."""
+INVALID_ACTIONS = ("fallback", "penalty", "raise")
+"""What select mode does with a masked action (see ``MultiserverJobEnv``)."""
 
 
 def _frequencies(needs: np.ndarray) -> tuple[list[float], list[float]]:
@@ -60,8 +70,26 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     hold a job, are not selected yet and fit in the free servers; commit is allowed once at least
     one job is selected (an all-idle system is never useful with preemption).
     Jobs outside the window are never served. Helpers: ``commit_action``, ``slot_of_job`` and
-    ``action_from_service_set`` (the action that serves a given set, in either mode). Bad actions
-    (out of range, masked, NaN, wrong shape) raise ``ValueError`` and leave the state unchanged.
+    ``action_from_service_set`` (the action that serves a given set, in either mode).
+
+    Every element of the action space is a legal argument to ``step`` (DESIGN §3). In priority
+    mode every score vector in [-1, 1] is a valid action, so nothing is masked. In select mode a
+    masked action (an empty, already selected or non-fitting slot, or commit with nothing
+    selected) is handled by ``invalid_action``:
+
+    - ``"fallback"`` (default): commit instead, if commit is allowed (at least one job selected:
+      the agent asked for a job that cannot join, so the service set stays as the agent built
+      it); otherwise, at the start of an epoch, select slot 0 (least remaining size first when
+      ``size_known``, else the oldest job), which then always fits. ``info["invalid_action"]``
+      is True. Rewards are unchanged, so the return stays minus the total response time. It is
+      the default so that Gymnasium's and SB3's ``check_env`` and an unmasked ``PPO`` or ``DQN``
+      (which sample actions without masks) run.
+    - ``"penalty"``: the same fallback, and ``invalid_action_penalty`` (flow-time units) is
+      subtracted from that step's reward.
+    - ``"raise"``: ``ValueError``, state unchanged (for masked agents that must never err).
+
+    A value outside the space (out of range, not an integer, NaN, wrong shape, a score outside
+    [-1, 1]) raises ``ValueError`` in every mode and leaves the state unchanged.
 
     ## Observation Space
     ``Box(float32)`` of length ``7 * max_jobs + 5``. The window holds up to ``max_jobs`` jobs: by
@@ -82,6 +110,19 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | 7K + 2 | log1p(jobs outside the window)                                  | 0   | inf |
     | 7K + 3 | log1p(total need of the jobs outside / k)                       | 0   | inf |
     | 7K + 4 | log1p(their remaining size / scale); 0 when sizes are hidden    | 0   | inf |
+
+    With ``observe_params=True`` the scenario's parameters follow (length ``7K + 12``), constant over
+    an episode, so that one agent can be trained across scenarios (``workload.scenario_parameters``):
+
+    | index   | meaning                                                                  | min | max        |
+    |---------|--------------------------------------------------------------------------|-----|------------|
+    | 7K + 5  | log2(k) / 10 (k = 8 gives 0.3, k = 1024 gives 1)                         | 0   | inf        |
+    | 7K + 6  | load rho (a trace's scaled load; 0 for an explicit job set)              | 0   | inf        |
+    | 7K + 7  | E[K] / k, the mean server need (a job set: its empirical law)            | 0   | 1          |
+    | 7K + 8  | std(K) / k                                                               | 0   | 1          |
+    | 7K + 9  | largest server need / k                                                  | 0   | 1          |
+    | 7K + 10 | log1p(Var[S] / E[S]^2) with the ratio capped at 100 (job set: its sizes) | 0   | log1p(100) |
+    | 7K + 11 | 1 if sizes are known (``size_known``), else 0                            | 0   | 1          |
 
     ## Rewards
     Minus the flow time accrued since the last step: (jobs in system) x (elapsed time). Select
@@ -105,7 +146,10 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     ## Information
     Every step: ``time``, ``n_jobs``, ``n_outside`` (jobs outside the window), ``completed``
     (``MultiserverJobRecord``: job_id, arrival, size, completion, slowdown = T / d, server_need,
-    duration) and, in select mode, ``action_mask``. Steps that advance time add ``busy_servers``
+    duration), ``invalid_action`` (True when a masked select action was replaced by the fallback;
+    always False in priority mode and on reset) and, in select mode, ``action_mask`` (all ones
+    after the step that ends the episode: nothing is left to decide). Steps that advance time add
+    ``busy_servers``
     (servers in use over the interval just simulated) and ``elapsed`` (time advanced; it includes
     the wait of an emptied system for the next arrival, when no server is busy). At the end,
     ``episode_metrics``: mean_response_time, mean_slowdown, mean_waiting_time, utilisation,
@@ -114,21 +158,24 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
 
     ## Arguments
 
-    | argument      | default              | meaning                                                      |
-    |---------------|----------------------|--------------------------------------------------------------|
-    | n_servers     | 8                    | k                                                            |
-    | server_needs  | (1, 2, 4, 8)         | need values (uniform) or a ``Choice`` of integers            |
-    | size_dist     | Exponential(1.0)     | law of S = K D / k, independent of K                         |
-    | duration_dist | None                 | law of D instead (give exactly one of the two)               |
-    | load          | 0.7                  | rho = lambda E[S]                                            |
-    | n_arrivals    | 500                  | arrivals per episode                                         |
-    | jobs          | None                 | (need, duration) pairs at t = 0 or (arrival, need, duration) |
-    | trace         | None                 | "alibaba", its CSV path or an SWF path: replay n_arrivals    |
-    | size_known    | True                 | sizes visible (SRPT order) or hidden (ages only)             |
-    | action_mode   | "priority"           | "priority" or "select" (Discrete + masks, for MaskablePPO)   |
-    | packing       | "serverfilling"      | priority mode: "serverfilling", "firstfit" or "greedy"       |
-    | max_jobs      | 16                   | window size K                                                |
-    | render_mode   | None                 | "ansi" or "rgb_array"                                        |
+    | argument               | default          | meaning                                                      |
+    |------------------------|------------------|--------------------------------------------------------------|
+    | n_servers              | 8                | k                                                            |
+    | server_needs           | (1, 2, 4, 8)     | need values (uniform) or a ``Choice`` of integers            |
+    | size_dist              | Exponential(1.0) | law of S = K D / k, independent of K                         |
+    | duration_dist          | None             | law of D instead (give exactly one of the two)               |
+    | load                   | 0.7              | rho = lambda E[S]                                            |
+    | n_arrivals             | 500              | arrivals per episode                                         |
+    | jobs                   | None             | (need, duration) pairs at t = 0 or (arrival, need, duration) |
+    | trace                  | None             | "alibaba", its CSV path or an SWF path: replay n_arrivals    |
+    | size_known             | True             | sizes visible (SRPT order) or hidden (ages only)             |
+    | action_mode            | "priority"       | "priority" or "select" (Discrete + masks, for MaskablePPO)   |
+    | packing                | "serverfilling"  | priority mode: "serverfilling", "firstfit" or "greedy"       |
+    | max_jobs               | 16               | window size K                                                |
+    | render_mode            | None             | "ansi" or "rgb_array"                                        |
+    | observe_params         | False            | append the scenario's parameters to the observation          |
+    | invalid_action         | "fallback"       | select mode, masked actions: "fallback", "penalty", "raise"  |
+    | invalid_action_penalty | 1.0              | subtracted from the reward of an invalid step ("penalty")    |
 
     The defaults are the paper's Fig. 2 setting (k = 8, needs uniform on {1, 2, 4, 8},
     exponential sizes) at load 0.7.
@@ -146,7 +193,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     Multiserver-job Model under Heavy Traffic. Proc. ACM Meas. Anal. Comput. Syst. 6(3), 2022.
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version; ``invalid_action`` added later (its default, "fallback", changes no
+      reward of a valid action; before it, masked select actions raised).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -166,14 +214,22 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         packing: str = "serverfilling",
         max_jobs: int = 16,
         render_mode: str | None = None,
+        invalid_action: str = "fallback",
+        invalid_action_penalty: float = 1.0,
+        observe_params: bool = False,
     ) -> None:
         self.n_servers = check_int("n_servers", n_servers)
         self.action_mode = check_choice("action_mode", action_mode, ("select", "priority"))
         self.packing = check_choice("packing", packing, PACKINGS)
         self.max_jobs = check_int("max_jobs", max_jobs)
+        self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTIONS)
+        self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
         if not isinstance(size_known, bool):
             raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
         self.size_known = size_known
+        if not isinstance(observe_params, bool):
+            raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
+        self.observe_params = observe_params
         self.render_mode = (
             None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
         )
@@ -218,11 +274,15 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
                 stacklevel=2,
             )
 
+        self.slot_features = SLOT_FEATURES
+        """Features per window slot (the layout ``agents.extractors`` reads)."""
         length = SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES
-        high = np.full(length, np.inf, dtype=np.float32)
+        high = np.full(length + (PARAMETERS if observe_params else 0), np.inf, dtype=np.float32)
         for feature in (0, 1, 5, 6):
             high[feature : SLOT_FEATURES * self.max_jobs : SLOT_FEATURES] = 1.0
         high[SLOT_FEATURES * self.max_jobs] = 1.0
+        if observe_params:
+            high[length:] = PARAMETERS_HIGH
         self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
         self.action_space: spaces.Space[Any]
         if self.action_mode == "select":
@@ -239,7 +299,10 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self._epochs = 0
         self._overflow_epochs = 0
         self._total_flow = 0.0
-        self._obs = np.zeros(length, dtype=np.float32)
+        self._obs = np.zeros(high.size, dtype=np.float32)
+        """The observation, rewritten in place by the core; the parameters at its end never change."""
+        if observe_params:
+            self._obs[length:] = self.scenario_parameters()
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -271,19 +334,30 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
                 raise
             return self._commit(outcome)
         slot = self._check_slot(action)
+        invalid = not self._mask[slot]
+        if invalid:
+            if self.invalid_action == "raise":
+                reason = (
+                    "commit needs at least one selected job"
+                    if slot == self.max_jobs
+                    else "the slot is empty, already selected, or its job does not fit in the free servers"
+                )
+                raise ValueError(f"action={slot} is masked: {reason}")
+            slot = self.fallback_action
+        penalty = self.invalid_action_penalty if invalid and self.invalid_action == "penalty" else 0.0
         if slot == self.max_jobs:
-            return self._commit(core.step(None, self._window_selected))
+            return self._commit(core.step(None, self._window_selected), invalid, penalty)
         self._window_selected[slot] = True
         self._free -= int(self._window_need[slot])
         selectable = ~self._window_selected & (self._window_need <= self._free)
         if not selectable.any():
-            return self._commit(core.step(None, self._window_selected))
+            return self._commit(core.step(None, self._window_selected), invalid, penalty)
         self._mask[: selectable.size] = selectable
         self._mask[self.max_jobs] = 1
         self._obs[SLOT_FEATURES * slot + 5] = 1.0
         self._obs[SLOT_FEATURES * self.max_jobs] = self._free / self.n_servers
-        info = self._info([])
-        return self._obs.copy(), 0.0, False, False, info
+        info = self._info([], invalid=invalid)
+        return self._obs.copy(), -penalty if penalty else 0.0, False, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:
@@ -318,6 +392,20 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     def commit_action(self) -> int:
         """The select-mode action that commits the service set (``max_jobs``)."""
         return self.max_jobs
+
+    def scenario_parameters(self) -> np.ndarray:
+        """The entries ``observe_params=True`` appends to the observation (table in the class docstring)."""
+        if self.jobs is None:
+            size_scv, load = self.workload.size_scv, self.load
+        else:
+            sizes = self.jobs[1] * self.jobs[2] / self.n_servers
+            size_scv, load = float(sizes.var() / sizes.mean() ** 2), self.load if self.trace is not None else 0.0
+        return scenario_parameters(self.n_servers, load, self.workload.server_needs, size_scv, self.size_known)
+
+    @property
+    def fallback_action(self) -> int:
+        """Select mode: the action a masked one is replaced by: commit if allowed, else slot 0."""
+        return self.max_jobs if self._mask[self.max_jobs] else 0
 
     def action_masks(self) -> np.ndarray:
         """Select mode: int8 mask of the legal actions (slots, then commit)."""
@@ -419,25 +507,21 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         slot = int(action)
         if not 0 <= slot <= self.max_jobs:
             raise ValueError(f"action={slot} is out of range; select mode takes 0..{self.max_jobs}")
-        if not self._mask[slot]:
-            reason = (
-                "commit needs at least one selected job"
-                if slot == self.max_jobs
-                else "the slot is empty, already selected, or its job does not fit in the free servers"
-            )
-            raise ValueError(f"action={slot} is masked: {reason}")
         return slot
 
-    def _commit(self, outcome: StepOutcome) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def _commit(
+        self, outcome: StepOutcome, invalid: bool = False, penalty: float = 0.0
+    ) -> tuple[np.ndarray, float, bool, bool, dict]:
         assert self._core is not None
         self._records.extend(outcome.completed)
         self._total_flow += outcome.accrued_objective
         terminated = self._core.done
         self._start_epoch()
-        info = self._info(outcome.completed, outcome)
+        info = self._info(outcome.completed, outcome, invalid)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
-        return self._obs.copy(), -outcome.accrued_objective, terminated, False, info
+        reward = -outcome.accrued_objective - penalty if penalty else -outcome.accrued_objective
+        return self._obs.copy(), reward, terminated, False, info
 
     def _start_epoch(self) -> None:
         """Bookkeeping of a new epoch; the core has already built its window and observation."""
@@ -450,10 +534,12 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
             self._window_need = core.window_needs()
             self._window_selected = np.zeros(core.n_window, dtype=bool)
             self._free = self.n_servers
-            self._mask[:] = 0
+            self._mask[:] = 1 if core.done else 0  # after the last step any action is accepted
             self._mask[: core.n_window] = 1
 
-    def _info(self, completed: list[MultiserverJobRecord], outcome: StepOutcome | None = None) -> dict[str, Any]:
+    def _info(
+        self, completed: list[MultiserverJobRecord], outcome: StepOutcome | None = None, invalid: bool = False
+    ) -> dict[str, Any]:
         core = self._core
         assert core is not None
         info: dict[str, Any] = {
@@ -461,6 +547,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
             "n_jobs": core.n_jobs,
             "n_outside": core.n_jobs - core.n_window,
             "completed": completed,
+            "invalid_action": invalid,
         }
         if outcome is not None:
             info["busy_servers"] = outcome.busy_servers

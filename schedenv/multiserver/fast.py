@@ -40,6 +40,8 @@ class FastCore:
         self._in_service, self._serve = np.zeros(capacity, dtype=np.bool_), np.zeros(capacity, dtype=np.bool_)
         self._done = np.empty(capacity, dtype=np.int64)
         self._window = np.empty(max_jobs, dtype=np.int64)
+        int_size, float_size = kernel.scratch_sizes(capacity, max_jobs, params.n_servers)
+        self._work, self._keys = np.empty(int_size, dtype=np.int64), np.empty(float_size)
         self.time = float(self._times[0])
         n = int(np.searchsorted(self._times, self.time, side="right"))
         self._job_id[:n] = np.arange(n)
@@ -78,7 +80,8 @@ class FastCore:
             _NO_SCORES if scores is None else scores, _NO_SELECTION if selected is None else selected, self.packing,
             self._window, self.n_window, self.obs, self._job_id, self._arrival, self._need, self._duration,
             self._remaining, self._in_service, n_before, self.next_arrival, before, self._times, self._needs,
-            self._durations, params.n_servers, self.scale, self.size_known, self._serve, self._done,
+            self._durations, params.n_servers, self.scale, self.size_known, self._serve, self._done, self._keys,
+            self._work,
         )  # fmt: skip
         status, self.n_jobs, self.next_arrival, self.time, event, self.n_window, elapsed, busy, n_done = result
         if status:
@@ -105,7 +108,8 @@ class FastCore:
         return int(
             kernel.open_epoch(
                 self._window, self.obs, self._need[:n], self._duration[:n], self._remaining[:n], self._arrival[:n],
-                self._in_service[:n], self.time, self.params.n_servers, self.scale, self.size_known,
+                self._in_service[:n], self.time, self.params.n_servers, self.scale, self.size_known, self._keys,
+                self._work,
             )
         )  # fmt: skip
 

@@ -8,9 +8,11 @@ Packings: 0 = ServerFilling, 1 = first fit, 2 = greedy, 3 = MaxWeight (count-vec
 ``need_values``, whose job counts are kept up to date at arrivals and completions). The Gittins
 rank tables have one row per entry of ``need_values``.
 
-The env's per-step kernels live here too (``open_epoch``, ``env_step``, driven by ``fast.FastCore``),
+The env's per-step kernels live here too (``open_epoch``, ``env_step``, driven by ``fast.FastCore``,
+and ``reset_rows`` / ``step_rows``, which run them for the B copies of ``vector.MultiserverJobVectorEnv``),
 because numba's ``cache=True`` only watches the file a jitted function is defined in: kernels that
-call each other (``_pack``, ``fill_observation``) must share a module.
+call each other (``_pack``, ``fill_observation``) must share a module. The per-step kernels allocate
+nothing: they sort by insertion (``smallest_first``) and work in caller-owned scratch arrays.
 """
 
 from __future__ import annotations
@@ -21,6 +23,34 @@ from numba import njit
 COMPLETION_TOLERANCE = 1e-12
 ORDERS = {"srpt": 0, "arrival": 1, "gittins": 2}
 PACKINGS = {"serverfilling": 0, "firstfit": 1, "greedy": 2, "maxweight": 3}
+
+
+INSERTION_LIMIT = 32
+"""Stable orders of up to this many entries are built by insertion (no allocation); longer ones by
+numpy's mergesort. Both give the one stable order, so results do not depend on the choice."""
+
+
+@njit(cache=True)
+def smallest_first(keys: np.ndarray, n: int, count: int, order: np.ndarray) -> None:
+    """``order[:count]`` = the first ``count`` entries of the stable ascending order of ``keys[:n]``
+    (as ``np.argsort(keys[:n], kind="mergesort")[:count]``), ``count <= n``."""
+    if count > INSERTION_LIMIT:
+        order[:count] = np.argsort(keys[:n], kind="mergesort")[:count]
+        return
+    filled = 0
+    for j in range(n):
+        key = keys[j]
+        if filled < count:
+            p = filled
+            filled += 1
+        elif count > 0 and key < keys[order[count - 1]]:  # ties: the earlier entry stays ahead
+            p = count - 1
+        else:
+            continue
+        while p > 0 and keys[order[p - 1]] > key:
+            order[p] = order[p - 1]
+            p -= 1
+        order[p] = j
 
 
 @njit(cache=True)
@@ -41,8 +71,10 @@ def _pack(
     need_class: np.ndarray,
     serve: np.ndarray,
     served: np.ndarray,
+    scratch: np.ndarray,
 ) -> int:
-    """Mark the jobs to serve (``serve`` flags and the list ``served``); return how many."""
+    """Mark the jobs to serve (``serve`` flags and the list ``served``); return how many.
+    ``served`` and ``scratch`` hold at least k entries."""
     m, n_served = ordered.size, 0
     if packing == 2:
         used = 0
@@ -68,14 +100,16 @@ def _pack(
             if total >= k:
                 prefix = i + 1
                 break
-        members = ordered[:prefix]
-        keys = np.empty(prefix, dtype=np.int64)
+        # prefix <= k (every need is >= 1); order it by decreasing need, stably.
         for i in range(prefix):
-            keys[i] = -needs[members[i]]
-        by_need = members[np.argsort(keys, kind="mergesort")]
+            p, need = i, needs[ordered[i]]
+            while p > 0 and needs[ordered[scratch[p - 1]]] < need:
+                scratch[p] = scratch[p - 1]
+                p -= 1
+            scratch[p] = i
         used = 0
         for i in range(prefix):
-            j = by_need[i]
+            j = ordered[scratch[i]]
             if used + needs[j] > k:
                 break
             n_served = _take(j, serve, served, n_served)
@@ -132,7 +166,7 @@ def simulate(
     remaining = durations.copy()
     present = np.empty(n, dtype=np.int64)
     serve = np.zeros(n, dtype=np.bool_)
-    served = np.empty(k, dtype=np.int64)
+    served, scratch = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
     need_class = np.zeros(n, dtype=np.int64)
     for j in range(n):
         for c in range(need_values.size):
@@ -165,7 +199,7 @@ def simulate(
             ordered = jobs[np.argsort(keys, kind="mergesort")]
         for i in range(n_served):
             serve[served[i]] = False
-        n_served = _pack(packing, ordered, needs, k, table, counts, need_class, serve, served)
+        n_served = _pack(packing, ordered, needs, k, table, counts, need_class, serve, served, scratch)
         busy = 0
         until_completion = np.inf
         for i in range(n_served):
@@ -216,13 +250,14 @@ def pack_service_set(packing: str, ordered: np.ndarray, needs: np.ndarray, n_ser
     the jobs ``ordered`` (positions into ``needs``, most urgent first): the compiled twin of
     ``schedenv.multiserver.packing.pack`` used by the env's priority mode."""
     serve = np.zeros(needs.size, dtype=np.bool_)
-    served = np.empty(n_servers, dtype=np.int64)
+    served, scratch = np.empty(n_servers, dtype=np.int64), np.empty(n_servers, dtype=np.int64)
     empty = np.zeros(1, dtype=np.int64)
-    _pack(PACKINGS[packing], ordered, needs, n_servers, _NO_TABLE, empty, empty, serve, served)
+    _pack(PACKINGS[packing], ordered, needs, n_servers, _NO_TABLE, empty, empty, serve, served, scratch)
     return serve
 
 
 _NO_TABLE = np.zeros((1, 1), dtype=np.int64)
+_NO_COUNTS = np.zeros(1, dtype=np.int64)
 
 
 @njit(cache=True)
@@ -240,10 +275,13 @@ def fill_observation(
     scale: float,
     size_known: bool,
     free: int,
+    marks: np.ndarray,
 ) -> None:
-    """Write the env's observation (layout in ``MultiserverJobEnv``'s docstring) into ``obs``."""
+    """Write the env's observation (layout in ``MultiserverJobEnv``'s docstring) into ``obs``; entries
+    after the job features (the scenario parameters) are left alone. ``marks`` is scratch space of at
+    least ``needs.size`` entries."""
     features = 7
-    obs[:] = 0.0
+    obs[: features * max_jobs + 5] = 0.0
     for slot in range(window.size):
         j = window[slot]
         base = features * slot
@@ -261,12 +299,12 @@ def fill_observation(
     obs[base + 1] = np.log1p(n)
     n_outside = n - window.size
     if n_outside > 0:
-        inside = np.zeros(n, dtype=np.bool_)
+        marks[:n] = 0
         for slot in range(window.size):
-            inside[window[slot]] = True
+            marks[window[slot]] = 1
         outside_need, outside_work = 0.0, 0.0
         for j in range(n):
-            if not inside[j]:
+            if not marks[j]:
                 outside_need += needs[j]
                 outside_work += needs[j] * remaining[j]
         obs[base + 2] = np.log1p(n_outside)
@@ -288,31 +326,40 @@ def open_epoch(
     k: int,
     scale: float,
     size_known: bool,
+    keys: np.ndarray,
+    work: np.ndarray,
 ) -> int:
     """The env's window (least remaining size first, ties by arrival, when ``size_known``; else
     oldest first) written into ``window``, and its observation into ``obs``; returns the window
-    size. The arrays hold the jobs present in arrival order."""
+    size. The arrays hold the jobs present in arrival order; ``keys`` and ``work`` are scratch
+    space (``scratch_sizes``)."""
     n, max_jobs = needs.size, window.size
     n_window = min(n, max_jobs)
     if size_known:
-        keys = np.empty(n)
         for j in range(n):
             keys[j] = remaining[j] * needs[j]
-        window[:n_window] = np.argsort(keys, kind="mergesort")[:n_window]
+        smallest_first(keys, n, n_window, window)
     else:
         for slot in range(n_window):
             window[slot] = slot
     shown = window[:n_window]
     fill_observation(
-        obs, max_jobs, shown, needs, durations, remaining, arrivals, in_service, time, k, scale, size_known, k
+        obs, max_jobs, shown, needs, durations, remaining, arrivals, in_service, time, k, scale, size_known, k, work
     )
     return n_window
+
+
+def scratch_sizes(capacity: int, max_jobs: int, n_servers: int) -> tuple[int, int]:
+    """Entries of the int64 and float64 scratch arrays that ``env_step`` and ``open_epoch`` need for
+    ``capacity`` jobs (the episode's job count), so that a step allocates nothing."""
+    return max(capacity, 3 * max_jobs + 3 * n_servers), max(capacity, max_jobs)
 
 
 @njit(cache=True)
 def env_step(
     scores, selected, packing, window, n_window, obs, job_id, arrival, needs, durations, remaining, in_service,
     n_jobs, next_arrival, time, arrival_times, stream_needs, stream_durations, k, scale, size_known, serve, done,
+    keys, work,
 ):  # fmt: skip
     """One env step that advances time: the service set, ``sim.advance`` and the next epoch's window
     and observation, in place. The jobs present are ``[:n_jobs]`` of the job arrays (arrival order).
@@ -324,28 +371,31 @@ def env_step(
     ``event`` is the time of the arrival or completion that ends the service interval ``elapsed``;
     ``time`` is later when an emptied system waits for the next arrival.
     Status 1: a score outside [-1, 1] or NaN; 2: the service set overflows k; 3: it is empty with
-    no arrival pending. Nothing is changed unless the status is 0.
+    no arrival pending. Nothing is changed unless the status is 0. ``keys`` (float64) and ``work``
+    (int64) are scratch space of ``scratch_sizes`` entries.
     """
+    m = window.size
+    slots, order, ordered = work[:m], work[m : 2 * m], work[2 * m : 3 * m]
+    served, pack_scratch, gone = work[3 * m : 3 * m + k], work[3 * m + k : 3 * m + 2 * k], work[3 * m + 2 * k :]
     for slot in range(scores.size):
         if not (scores[slot] >= -1.0 and scores[slot] <= 1.0):  # also false for NaN
             return 1, n_jobs, next_arrival, time, time, n_window, 0.0, 0, 0
     for j in range(n_jobs):
         serve[j] = False
     if selected.size == 0:
+        eligible = 0
+        for slot in range(n_window):
+            eligible += scores[slot] >= 0.0
         count = 0
         for slot in range(n_window):
-            count += scores[slot] >= 0.0
-        slots = np.empty(n_window if count == 0 else count, dtype=np.int64)
-        keys = np.empty(slots.size)
-        count = 0
-        for slot in range(n_window):
-            if slots.size == n_window or scores[slot] >= 0.0:
+            if eligible == 0 or scores[slot] >= 0.0:
                 slots[count] = slot
                 keys[count] = -scores[slot]
                 count += 1
-        ordered = window[slots[np.argsort(keys, kind="mergesort")]]
-        empty = np.zeros(1, dtype=np.int64)
-        _pack(packing, ordered, needs, k, _NO_TABLE, empty, empty, serve, np.empty(k, dtype=np.int64))
+        smallest_first(keys, count, count, order)
+        for i in range(count):
+            ordered[i] = window[slots[order[i]]]
+        _pack(packing, ordered[:count], needs, k, _NO_TABLE, _NO_COUNTS, _NO_COUNTS, serve, served, pack_scratch)
     else:
         for slot in range(selected.size):
             if selected[slot]:
@@ -367,8 +417,7 @@ def env_step(
     departure = until_completion <= until_arrival
     time = time + elapsed if departure else arrival_times[next_arrival]
     event = time
-    n_done = 0
-    gone = np.empty(k, dtype=np.int64)  # positions of the completed jobs (at most k are served)
+    n_done = 0  # gone[:n_done]: positions of the completed jobs (at most k are served)
     for j in range(n_jobs):
         in_service[j] = serve[j]
         if serve[j]:
@@ -400,6 +449,124 @@ def env_step(
         time = arrival_times[next_arrival]
     n_window = open_epoch(
         window, obs, needs[:n_jobs], durations[:n_jobs], remaining[:n_jobs], arrival[:n_jobs], in_service[:n_jobs],
-        time, k, scale, size_known,
+        time, k, scale, size_known, keys, work,
     )  # fmt: skip
     return 0, n_jobs, next_arrival, time, event, n_window, elapsed, busy, n_done
+
+
+JOB_ID, NEED = 0, 1
+ARRIVAL, DURATION, REMAINING = 0, 1, 2
+IN_SERVICE, SERVE = 0, 1
+RESPONSE, SLOWDOWN, DONE_DURATION = 0, 1, 2
+"""Rows of the batched env's per-copy job tables: ``jobs_i`` (int64), ``jobs_f`` (float64), ``flags``
+(bool), each of shape (B, rows, capacity), and ``finished`` (float64, (B, 3, jobs per episode): the
+completed jobs' response time, slowdown and duration, in completion order)."""
+N_JOBS, NEXT_ARRIVAL, N_WINDOW, FREE, N_COMPLETED, EPOCHS, OVERFLOW = range(7)
+TIME, BUSY_TIME, TOTAL_FLOW = range(3)
+"""Columns of the batched env's per-copy counters ``ints`` (int64) and ``floats`` (float64)."""
+
+
+@njit(cache=True)
+def reset_rows(
+    rows, jobs_i, jobs_f, flags, window, obs, selected, mask, ints, floats, times, stream_needs, stream_durations,
+    k, scale, size_known, keys, work,
+):  # fmt: skip
+    """Start the episodes of copies ``rows`` of the batched env, as ``FastCore.__init__`` and
+    ``MultiserverJobEnv.reset`` do for one env: admit the jobs of the first arrival instant, open
+    the first epoch (window, observation, select-mode mask)."""
+    max_jobs = window.shape[1]
+    for r in range(rows.size):
+        i = rows[r]
+        time = times[i, 0]
+        n = 0
+        while n < times.shape[1] and times[i, n] <= time:
+            jobs_i[i, JOB_ID, n], jobs_i[i, NEED, n] = n, stream_needs[i, n]
+            jobs_f[i, ARRIVAL, n], jobs_f[i, DURATION, n] = times[i, n], stream_durations[i, n]
+            jobs_f[i, REMAINING, n], flags[i, IN_SERVICE, n] = stream_durations[i, n], False
+            n += 1
+        ints[i, N_JOBS], ints[i, NEXT_ARRIVAL], ints[i, FREE], ints[i, N_COMPLETED] = n, n, k, 0
+        ints[i, EPOCHS], ints[i, OVERFLOW] = 1, n > max_jobs
+        floats[i, TIME], floats[i, BUSY_TIME], floats[i, TOTAL_FLOW] = time, 0.0, 0.0
+        need, arrival, duration = jobs_i[i, NEED], jobs_f[i, ARRIVAL], jobs_f[i, DURATION]
+        remaining, in_service = jobs_f[i, REMAINING], flags[i, IN_SERVICE]
+        n_window = open_epoch(
+            window[i], obs[i], need[:n], duration[:n], remaining[:n], arrival[:n], in_service[:n], time, k, scale,
+            size_known, keys[i], work[i],
+        )  # fmt: skip
+        ints[i, N_WINDOW] = n_window
+        selected[i, :] = False
+        mask[i, :] = 0
+        mask[i, :n_window] = 1
+
+
+@njit(cache=True)
+def step_rows(
+    rows, slots, scores, select, penalty, packing, jobs_i, jobs_f, flags, done, window, obs, selected, mask, ints,
+    floats, finished, times, stream_needs, stream_durations, k, scale, size_known, rewards, terminated, invalid,
+    keys, work,
+):  # fmt: skip
+    """One ``MultiserverJobEnv.step`` for each copy in ``rows`` of the batched env, same operations.
+
+    Select mode (``select``): ``slots[i]`` in 0..max_jobs, already checked to lie in the space; a
+    masked one is replaced by the env's fallback (commit if allowed, else slot 0), flagged in
+    ``invalid`` and charged ``penalty`` (0 unless invalid_action="penalty"). Priority mode:
+    ``scores[i]`` (float64, already checked to lie in [-1, 1]). A step that commits runs
+    ``env_step`` and records the completed jobs in ``finished``.
+    """
+    max_jobs = window.shape[1]
+    commit, free_index, n = max_jobs, 7 * max_jobs, times.shape[1]
+    no_scores, no_selection = np.empty(0), np.empty(0, dtype=np.bool_)
+    for r in range(rows.size):
+        i = rows[r]
+        charge = 0.0
+        invalid[i], terminated[i] = False, False
+        if select:
+            slot = slots[i]
+            if mask[i, slot] == 0:
+                invalid[i], charge = True, penalty
+                slot = commit if mask[i, commit] else 0
+            if slot != commit:
+                selected[i, slot] = True
+                ints[i, FREE] -= jobs_i[i, NEED, window[i, slot]]
+                free, fits = ints[i, FREE], False
+                for s in range(ints[i, N_WINDOW]):
+                    allowed = not selected[i, s] and jobs_i[i, NEED, window[i, s]] <= free
+                    mask[i, s] = allowed
+                    fits = fits or allowed
+                if fits:
+                    mask[i, commit] = 1
+                    obs[i, 7 * slot + 5] = 1.0
+                    obs[i, free_index] = free / k
+                    rewards[i] = -charge if charge else 0.0
+                    continue
+        n_before = ints[i, N_JOBS]
+        _, n_jobs, next_arrival, time, event, n_window, elapsed, busy, n_done = env_step(
+            no_scores if select else scores[i], selected[i] if select else no_selection, packing, window[i],
+            ints[i, N_WINDOW], obs[i], jobs_i[i, JOB_ID], jobs_f[i, ARRIVAL], jobs_i[i, NEED], jobs_f[i, DURATION],
+            jobs_f[i, REMAINING], flags[i, IN_SERVICE], n_before, ints[i, NEXT_ARRIVAL], floats[i, TIME], times[i],
+            stream_needs[i], stream_durations[i], k, scale, size_known, flags[i, SERVE], done[i], keys[i], work[i],
+        )  # fmt: skip
+        accrued = n_before * elapsed
+        floats[i, BUSY_TIME] += busy * elapsed
+        floats[i, TOTAL_FLOW] += accrued
+        floats[i, TIME] = time
+        completed = ints[i, N_COMPLETED]
+        for d in range(n_done):
+            j = done[i, d]
+            arrival, duration = times[i, j], stream_durations[i, j]
+            finished[i, RESPONSE, completed + d] = event - arrival
+            finished[i, SLOWDOWN, completed + d] = (event - arrival) / duration
+            finished[i, DONE_DURATION, completed + d] = duration
+        ints[i, N_COMPLETED] = completed + n_done
+        ints[i, N_JOBS], ints[i, NEXT_ARRIVAL], ints[i, N_WINDOW] = n_jobs, next_arrival, n_window
+        if n_jobs:
+            ints[i, EPOCHS] += 1
+            ints[i, OVERFLOW] += n_jobs > max_jobs
+        ended = n_jobs == 0 and next_arrival >= n
+        terminated[i] = ended
+        if select:
+            selected[i, :] = False
+            ints[i, FREE] = k
+            mask[i, :] = 1 if ended else 0
+            mask[i, :n_window] = 1
+        rewards[i] = -accrued - charge if charge else -accrued

@@ -1,4 +1,4 @@
-"""Episode metrics of the multiserver-job queue, shared by the env and the fast path."""
+"""Episode metrics of the multiserver-job queue, shared by the env, its batched twin and the fast path."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from schedenv.multiserver.sim import MultiserverJobRecord
-from schedenv.records import basic_metrics
 
 
 def episode_metrics(
@@ -21,14 +20,35 @@ def episode_metrics(
     """Mean response time, slowdown (T / d) and waiting time (T - d), utilisation (busy
     server-time over k x the episode's span from the first arrival to the last completion), the
     time-average number in system (total flow time over the span), and totals."""
-    metrics = basic_metrics(records)
-    span = max(end - start, 0.0)
-    if records:
-        response = np.fromiter((r.completion - r.arrival for r in records), float, len(records))
-        duration = np.fromiter((r.duration for r in records), float, len(records))
+    n = len(records)
+    response = np.fromiter((r.completion - r.arrival for r in records), float, n)
+    slowdown = np.fromiter((r.slowdown for r in records), float, n)
+    duration = np.fromiter((r.duration for r in records), float, n)
+    return metrics_of_completions(
+        response, slowdown, duration, n_servers, start, end, busy_server_time, total_flow_time
+    )
+
+
+def metrics_of_completions(
+    response: np.ndarray,
+    slowdown: np.ndarray,
+    duration: np.ndarray,
+    n_servers: int,
+    start: float,
+    end: float,
+    busy_server_time: float,
+    total_flow_time: float,
+) -> dict[str, float]:
+    """``episode_metrics`` from the completed jobs' response times, slowdowns and durations (arrays
+    in completion order, as the batched env keeps them instead of records)."""
+    metrics = {"n_completed": float(response.size)}
+    if response.size:
+        metrics["mean_response_time"] = float(response.mean())
+        metrics["mean_slowdown"] = float(slowdown.mean())
         metrics["mean_waiting_time"] = float((response - duration).mean())
     else:
-        metrics["mean_waiting_time"] = float("nan")
+        metrics |= {name: float("nan") for name in ("mean_response_time", "mean_slowdown", "mean_waiting_time")}
+    span = max(end - start, 0.0)
     metrics["utilisation"] = busy_server_time / (n_servers * span) if span > 0 else float("nan")
     metrics["mean_number_in_system"] = total_flow_time / span if span > 0 else float("nan")
     metrics["total_flow_time"] = total_flow_time

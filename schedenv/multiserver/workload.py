@@ -102,6 +102,17 @@ class MultiserverWorkload:
         assert self.duration_dist is not None
         return ScaledDistribution(self.duration_dist, need / self.n_servers)
 
+    @property
+    def size_scv(self) -> float:
+        """Var[S] / E[S]^2, the squared coefficient of variation of the size (inf for a heavy tail).
+        With a duration law, S = K D / k and K, D independent: E[S^2] = E[K^2] E[D^2] / k^2."""
+        if self.size_dist is not None:
+            return self.size_dist.variance / self.size_dist.mean**2
+        assert self.duration_dist is not None
+        need, duration = self.server_needs, self.duration_dist
+        second = (need.variance + need.mean**2) * (duration.variance + duration.mean**2)
+        return second / (need.mean * duration.mean) ** 2 - 1.0
+
     def arrival_rate(self, load: float) -> float:
         """lambda with lambda E[S] = load (§3.1)."""
         mean = self.mean_size
@@ -123,6 +134,35 @@ class MultiserverWorkload:
         needs = np.asarray(self.server_needs.sample(rng, n), dtype=np.float64).astype(np.int64)
         durations = draws * self.n_servers / needs if self.size_dist is not None else draws
         return times, needs, durations
+
+
+PARAMETERS = 7
+"""Length of ``scenario_parameters``."""
+SCV_CAP = 100.0
+"""Size variabilities above this squared coefficient of variation (heavy tails) show as the cap."""
+PARAMETERS_HIGH = (np.inf, np.inf, 1.0, 1.0, 1.0, math.log1p(SCV_CAP), 1.0)
+"""Upper bounds of ``scenario_parameters`` (all are >= 0)."""
+
+
+def scenario_parameters(
+    n_servers: int, load: float, server_needs: Choice, size_scv: float, size_known: bool
+) -> np.ndarray:
+    """The scenario as O(1) numbers, for an agent trained across scenarios (float32, in order):
+    log2(k) / 10 (k = 1024 gives 1), the load rho, E[K] / k, std(K) / k, the largest need / k,
+    log1p(Var[S] / E[S]^2) with the ratio capped at ``SCV_CAP``, and 1 if sizes are known else 0."""
+    k = float(n_servers)
+    scv = max(size_scv, 0.0) if size_scv <= SCV_CAP else SCV_CAP  # rounding below 0; inf and NaN to the cap
+    largest = float(server_needs.values[server_needs.probabilities > 0].max())
+    values = (
+        math.log2(k) / 10.0,
+        load,
+        server_needs.mean / k,
+        math.sqrt(server_needs.variance) / k,
+        largest / k,
+        math.log1p(scv),
+        1.0 if size_known else 0.0,
+    )
+    return np.array(values, dtype=np.float32)
 
 
 def empirical_need_sizes(needs: np.ndarray, sizes: np.ndarray, n_servers: int) -> dict[int, Distribution]:

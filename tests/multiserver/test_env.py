@@ -105,6 +105,7 @@ def test_unwise_window_warns() -> None:
         gym.make(ENV_ID, max_jobs=4)
 
 
+@pytest.mark.parametrize("invalid_action", ["fallback", "penalty", "raise"])
 @pytest.mark.parametrize(
     ("mode", "action", "message"),
     [
@@ -112,21 +113,38 @@ def test_unwise_window_warns() -> None:
         ("priority", np.zeros(5, dtype=np.float32), "shape"),
         ("priority", np.full(16, 2.0, dtype=np.float32), r"\[-1, 1\]"),
         ("select", 17, "out of range"),
-        ("select", 16, "masked"),
-        ("select", 15, "masked"),
+        ("select", -1, "out of range"),
         ("select", 1.5, "integer"),
+        ("select", np.array([1, 2]), "one integer"),
     ],
 )
-def test_bad_actions_raise_and_leave_the_state_unchanged(mode: str, action: object, message: str) -> None:
-    env = gym.make(ENV_ID, action_mode=mode)
+def test_actions_outside_the_space_raise_in_every_mode(
+    invalid_action: str, mode: str, action: object, message: str
+) -> None:
+    env = gym.make(ENV_ID, action_mode=mode, invalid_action=invalid_action)
     env.reset(seed=0)
     before = env.unwrapped.state
     with pytest.raises(ValueError, match=message):
         env.step(action)
     assert env.unwrapped.state is before
-    if mode == "select":
-        assert not env.unwrapped.selected.any()
-        np.testing.assert_array_equal(env.unwrapped.action_masks()[:1], [1])
+
+
+@pytest.mark.parametrize(
+    ("action", "message"), [(16, "commit needs at least one selected job"), (15, "the slot is empty")]
+)
+def test_masked_actions_raise_in_raise_mode_and_leave_the_state_unchanged(action: int, message: str) -> None:
+    env = gym.make(ENV_ID, action_mode="select", invalid_action="raise")
+    twin = gym.make(ENV_ID, action_mode="select", invalid_action="raise")
+    _, info = env.reset(seed=0)
+    twin.reset(seed=0)
+    before = env.unwrapped.state
+    with pytest.raises(ValueError, match=f"action={action} is masked: {message}"):
+        env.step(action)
+    assert env.unwrapped.state is before
+    assert not env.unwrapped.selected.any()
+    np.testing.assert_array_equal(env.unwrapped.action_masks(), info["action_mask"])
+    for first, second in zip(env.step(0)[:3], twin.step(0)[:3], strict=True):
+        np.testing.assert_array_equal(first, second)
 
 
 def test_return_is_minus_total_response_time_and_metrics_agree() -> None:

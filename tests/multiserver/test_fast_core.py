@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import schedenv  # noqa: F401 - registers the env ids
+from schedenv.multiserver import kernel
 from schedenv.multiserver.fast import FastCore
 from schedenv.multiserver.packing import pack
 from schedenv.multiserver.sim import MultiserverParams, MultiserverState, StepOutcome, advance, initial_state, is_done
@@ -110,6 +111,8 @@ CASES = [
     {"n_arrivals": 200, "n_servers": 7, "server_needs": (1, 2, 3, 5), "duration_dist": Exponential(1.0)},
     {"jobs": [(4, 1.0), (8, 2.0), (4, 0.5), (1, 0.5), (2, 0.25), (1, 1.0)], "max_jobs": 3},
     {"jobs": [(0.0, 2, 1.0), (0.0, 2, 1.0), (1.0, 4, 1.0), (5.0, 8, 0.5), (5.0, 1, 0.5)], "packing": "greedy"},
+    # Windows and ServerFilling prefixes longer than kernel.INSERTION_LIMIT.
+    {"n_arrivals": 300, "n_servers": 64, "server_needs": (1, 2, 64), "max_jobs": 40, "load": 0.97},
 ]
 
 
@@ -195,3 +198,14 @@ def test_fast_core_refuses_bad_service_sets_without_changing_state() -> None:
     assert core.state is before and core.time == 0.0
     np.testing.assert_array_equal(core.obs, obs)
     np.testing.assert_array_equal(core.state.remaining_duration, [1.0, 2.0])
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, kernel.INSERTION_LIMIT, kernel.INSERTION_LIMIT + 7, 120])
+def test_smallest_first_is_a_prefix_of_the_stable_argsort(n: int) -> None:
+    rng = np.random.default_rng(n)
+    keys = np.round(rng.exponential(size=n + 3), 1)  # ties on purpose; entries beyond n are ignored
+    for count in sorted({0, min(n, 1), n // 2, n}):
+        order = np.full(count + 2, -1, dtype=np.int64)
+        kernel.smallest_first(keys, n, count, order)
+        np.testing.assert_array_equal(order[:count], np.argsort(keys[:n], kind="mergesort")[:count])
+        assert (order[count:] == -1).all()
