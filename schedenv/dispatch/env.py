@@ -22,13 +22,15 @@ from schedenv.analysis.queueing import support_bracket
 from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
 from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, Job, PendingJob, StateView
-from schedenv.validation import check_choice, check_int, check_positive
+from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
 from schedenv.workloads import BoundedPareto, Distribution, PoissonArrivals, poisson_job_stream
 
 DEFAULT_ALPHA = 1.1
 """Default Bounded Pareto exponent: the paper's plots span 0.2-2; measured workloads give about 1 (§3)."""
 LIMITS_PER_DECADE = 4
 """Density of the default time-limit ladder (limits 10^(1/4) ≈ 1.78 apart)."""
+INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
+"""What ``step`` does with a masked action (see the env's Action Space)."""
 
 
 def default_size_dist() -> BoundedPareto:
@@ -84,7 +86,22 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     (``action_masks()``, ``info["action_mask"]``) forbid only limits at or below the largest limit
     the job already exceeded: such a run is certain to be killed again, wasting work and time, and
     forbidding it bounds a job's runs by the ladder's length. Every destination is always allowed.
-    A masked, out-of-range or non-integer action raises ``ValueError`` and changes nothing.
+
+    A masked action is handled as ``invalid_action`` says:
+
+    - ``"fallback"`` (default): the job goes to the requested destination with the smallest allowed
+      limit at least the requested one, i.e. the ladder's next limit above the largest one the job
+      already exceeded (``inf`` if that is the last); ``info["invalid_action"]`` is True. It keeps
+      the agent's destination and comes closest to its limit, and it is the default so that every
+      element of the action space is a legal argument to ``step``: Gymnasium's and SB3's
+      ``check_env`` and an unmasked ``PPO("MlpPolicy", env)`` or ``DQN`` run as they are, and the
+      return stays exactly minus the total objective.
+    - ``"penalty"``: the same fallback, and ``invalid_action_penalty`` is subtracted from that
+      step's reward (the return is then minus the total objective minus the penalties).
+    - ``"raise"``: ``ValueError``, and nothing changes (for agents that must respect the masks).
+
+    A value outside the action space (out of range, non-integer, NaN) raises ``ValueError`` in every
+    mode and changes nothing. After the step that ends the episode the mask is all ones.
 
     ## Observation Space
     ``Box(float32)``; L = ``n_limits``, K = ``max_jobs``, h = ``n_hosts``, ``scale`` = E[X]; a
@@ -131,7 +148,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     ## Information
     Every step: ``time``, ``n_jobs``, ``completed`` (``DispatchRecord``: job_id, arrival, size,
     completion, slowdown, hosts, wasted_work, queueing_time), ``action_mask``, ``killed`` (the
-    pending job was killed rather than new), ``n_outside`` (queued jobs outside the windows).
+    pending job was killed rather than new), ``n_outside`` (queued jobs outside the windows),
+    ``invalid_action`` (the step's action was masked and replaced by its fallback; False at reset).
     At the end ``episode_metrics``: mean_response_time, mean_waiting_time, mean_queueing_time,
     mean_slowdown, mean_waiting_slowdown, mean_queueing_slowdown (the paper's slowdown W / x),
     host_load_i, excess (wasted work per unit time, the appendix's Excess), total_wasted_work,
@@ -141,18 +159,20 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
 
     ## Arguments
 
-    | argument     | default                         | meaning                                             |
-    |--------------|---------------------------------|-----------------------------------------------------|
-    | n_hosts      | 2                               | h                                                   |
-    | load         | 0.5                             | system load lambda E[X] / h                          |
-    | size_dist    | BoundedPareto.with_mean(3000, alpha=1.1, upper=1e10) | sizes                         |
-    | n_arrivals   | 1000                            | jobs per episode (ignored when ``jobs`` is given)    |
-    | jobs         | None                            | explicit (arrival, size) pairs                       |
-    | size_known   | False                           | show sizes (and host work) to the dispatcher         |
-    | time_limits  | 4 per decade over the sizes     | increasing kill limits; ``inf`` is appended          |
-    | objective    | "slowdown"                      | "response_time", "waiting_time", "slowdown", "waiting_slowdown" |
-    | max_jobs     | 4                               | K, window slots per queue                            |
-    | render_mode  | None                            | "ansi" or "rgb_array"                                |
+    | argument               | default                   | meaning                                                |
+    |------------------------|---------------------------|--------------------------------------------------------|
+    | n_hosts                | 2                         | h                                                      |
+    | load                   | 0.5                       | system load lambda E[X] / h                            |
+    | size_dist              | see ``default_size_dist`` | sizes: Bounded Pareto, mean 3000, alpha 1.1, p 1e10    |
+    | n_arrivals             | 1000                      | jobs per episode (ignored when ``jobs`` is given)      |
+    | jobs                   | None                      | explicit (arrival, size) pairs                         |
+    | size_known             | False                     | show sizes (and host work) to the dispatcher           |
+    | time_limits            | 4 per decade over sizes   | increasing kill limits; ``inf`` is appended            |
+    | objective              | "slowdown"                | or "response_time", "waiting_time", "waiting_slowdown" |
+    | max_jobs               | 4                         | K, window slots per queue                              |
+    | render_mode            | None                      | "ansi" or "rgb_array"                                  |
+    | invalid_action         | "fallback"                | "raise", "fallback" or "penalty" (see Action Space)    |
+    | invalid_action_penalty | 1.0                       | subtracted from a masked action's reward ("penalty")   |
 
     >>> import gymnasium as gym, schedenv
     >>> env = gym.make("schedenv/Dispatch-v0", jobs=[(0.0, 5.0), (1.0, 2.0)], time_limits=[3.0])
@@ -180,6 +200,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         objective: str = "slowdown",
         max_jobs: int = 4,
         render_mode: str | None = None,
+        invalid_action: str = "fallback",
+        invalid_action_penalty: float = 1.0,
     ) -> None:
         self.n_hosts = check_int("n_hosts", n_hosts)
         self.load = check_positive("load", load)
@@ -202,6 +224,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self.time_limits = _parse_time_limits(time_limits, self.size_dist)
         self.objective = check_choice("objective", objective, OBJECTIVES)
         self.max_jobs = check_int("max_jobs", max_jobs, minimum=0)
+        self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
+        self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
         self.render_mode = (
             None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
         )
@@ -258,22 +282,25 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self._sim = DispatchSim(params)
         outcome = self._sim.advance()
         self._killed, self._decision_gap = outcome.killed, outcome.elapsed
-        return self._observation(self._sim), self._info(self._sim, [])
+        return self._observation(self._sim), self._info(self._sim, [], False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         sim = self.sim
         if sim.pending is None:
             raise RuntimeError("the episode has ended; call reset()")
-        destination, limit = self._checked_action(action, sim.pending)
+        destination, limit, invalid = self._checked_action(action, sim.pending)
         sim.dispatch(destination, limit)
         outcome = sim.advance()
         self._killed, self._decision_gap = outcome.killed, outcome.elapsed
         terminated = sim.done
         observation = self._observation(sim)
-        info = self._info(sim, outcome.completed)
+        info = self._info(sim, outcome.completed, invalid)
         if terminated:
             info["episode_metrics"] = sim.tally.metrics(sim.time)
-        return observation, -outcome.accrued, terminated, False, info
+        reward = -outcome.accrued
+        if invalid and self.invalid_action == "penalty":
+            reward -= self.invalid_action_penalty
+        return observation, reward, terminated, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._sim is None:
@@ -321,7 +348,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         return int(np.searchsorted(self.time_limits, limit, side="left"))
 
     # ----------------------------------------------------------------- internals
-    def _checked_action(self, action: Any, job: Job) -> tuple[int, int]:
+    def _checked_action(self, action: Any, job: Job) -> tuple[int, int, bool]:
+        """(destination, limit index, whether the action was masked and replaced by its fallback)."""
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
             index = int(action)
         else:
@@ -332,13 +360,15 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         if not 0 <= index < self.n_actions:
             raise ValueError(f"action={index} is out of range; it must lie in [0, {self.n_actions})")
         destination, limit = divmod(index, self.n_limits)
-        if limit <= job.exceeded:
+        if limit > job.exceeded:
+            return destination, limit, False
+        if self.invalid_action == "raise":
             raise ValueError(
                 f"action={index} (destination {destination}, limit index {limit}, limit {self.time_limits[limit]:g}) "
                 f"is masked: job {job.job_id} already exceeded limit index {job.exceeded} "
                 f"({self.time_limits[job.exceeded]:g}); choose a limit index > {job.exceeded}"
             )
-        return destination, limit
+        return destination, job.exceeded + 1, True
 
     def _observation(self, sim: DispatchSim | None = None) -> np.ndarray:
         if sim is None:
@@ -398,7 +428,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         # struct rounds each double to float32 as numpy does, at half the cost of np.array(values, float32).
         return np.frombuffer(bytearray(struct.pack(self._observation_format, *values)), dtype=np.float32)
 
-    def _info(self, sim: DispatchSim, completed: list) -> dict[str, Any]:
+    def _info(self, sim: DispatchSim, completed: list, invalid: bool) -> dict[str, Any]:
         pending = sim.pending
         return {
             "time": sim.time,
@@ -407,6 +437,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
             "action_mask": self._masks[0 if pending is None else pending.exceeded + 1].copy(),
             "killed": self._killed,
             "n_outside": self._n_outside,
+            "invalid_action": invalid,
         }
 
 

@@ -9,16 +9,20 @@ rewards, terminations and ``info`` entries (``tests/perf``). Copies are stepped 
 one thread (see ``schedenv.malleable.vector`` for why: run one process per core instead).
 
 Actions are a (B,) integer array of the single env's ``Discrete`` actions; ``action_masks()`` gives the
-(B, n_actions) int8 masks (what MaskablePPO reads) and ``info["action_mask"]`` the same. A masked,
-out-of-range or non-integer action raises ``ValueError`` naming the copies, and changes nothing.
+(B, n_actions) int8 masks (what MaskablePPO reads) and ``info["action_mask"]`` the same. A masked action
+is handled per copy as the single env's ``invalid_action`` says (default ``"fallback"``: same destination,
+the next limit above the one the job exceeded; ``"penalty"`` also subtracts ``invalid_action_penalty``
+from that copy's reward; ``"raise"``: ``ValueError`` naming the copies, and nothing changes), so
+``action_space.sample()`` is a legal batch of actions. An out-of-range or non-integer action raises
+``ValueError`` naming the copies in every mode, and changes nothing.
 
 Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
 copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
 terminates it; ``info["final_obs"]`` and ``info["final_info"]`` hold what it ended with). Options:
 ``reset(options={"reset_mask": mask})`` resets only the masked copies.
 
-``info`` holds arrays ``time``, ``n_jobs``, ``killed``, ``n_outside`` and ``action_mask`` and, for copies
-whose episode ended, ``episode_metrics`` (a dict of arrays, valid where ``info["_episode_metrics"]``).
+``info`` holds arrays ``time``, ``n_jobs``, ``killed``, ``n_outside``, ``invalid_action`` and ``action_mask``
+and, for copies whose episode ended, ``episode_metrics`` (a dict of arrays, valid where ``info["_episode_metrics"]``).
 Per-job ``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
 ``render_mode`` is not supported.
 """
@@ -60,7 +64,7 @@ class DispatchVectorEnv(VectorEnv):
         self.single_action_space = template.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.n_actions = template.n_actions
+        self.n_actions, self.n_limits = template.n_actions, template.n_limits
         self._limits = np.asarray(template.time_limits, dtype=np.float64)
         self._bounds = np.asarray(template.size_class_bounds, dtype=np.float64)
         self._per_size = template.objective in ("slowdown", "waiting_slowdown")
@@ -88,12 +92,12 @@ class DispatchVectorEnv(VectorEnv):
         self._reset(indices)
         self._autoreset[indices] = False
         self._started = True
-        return self._obs.copy(), self._info()
+        return self._obs.copy(), self._info(np.zeros(self.num_envs, dtype=np.bool_))
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        chosen = self._check_actions(actions)
+        chosen, invalid = self._check_actions(actions)
         state = self._state
         if int(state.si[:, N_PRESENT].max()) >= state.capacity:  # a step admits at most one job
             state.grow()
@@ -105,22 +109,24 @@ class DispatchVectorEnv(VectorEnv):
             self.template.size_known, self._out_i, self._rewards, *self._no_records,
         )  # fmt: skip
         rewards = self._rewards.copy()
+        if self.template.invalid_action == "penalty":
+            rewards[invalid] -= self.template.invalid_action_penalty
         terminated = self._out_i[:, 2].astype(np.bool_)
-        rewards[resetting], terminated[resetting] = 0.0, False
+        rewards[resetting], terminated[resetting], invalid[resetting] = 0.0, False, False
         ended = np.flatnonzero(terminated)
         info: dict[str, Any] = {}
         if ended.size:
             info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
             if ended.size:
-                final_info = info | self._info()
+                final_info = info | self._info(invalid)
                 info["final_obs"], info["_final_obs"] = self._obs.copy(), terminated.copy()
                 info["final_info"], info["_final_info"] = final_info, terminated.copy()
                 self._reset(ended)
         else:
             self._reset(resetting)
             self._autoreset = terminated
-        info.update(self._info())
+        info.update(self._info(invalid))
         return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
 
     def action_masks(self) -> np.ndarray:
@@ -128,7 +134,8 @@ class DispatchVectorEnv(VectorEnv):
         return np.take(self._mask_table, self._out_i[:, 0], axis=0)  # faster than fancy indexing
 
     # ----------------------------------------------------------------- internals
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The actions to apply (masked ones replaced by their fallback) and which were masked."""
         chosen = np.asarray(actions)
         if chosen.shape != (self.num_envs,) or chosen.dtype.kind not in "iu":
             raise ValueError(
@@ -142,13 +149,18 @@ class DispatchVectorEnv(VectorEnv):
                 f"actions of copies {np.flatnonzero(outside).tolist()} are out of range; "
                 f"each must lie in [0, {self.n_actions})"
             )
-        masked = self._mask_table[self._out_i[:, 0], chosen] == 0
+        # Row r of the mask table allows exactly the limit indices >= r (r = largest exceeded index + 1).
+        destination, limit = np.divmod(chosen, self.n_limits)
+        allowed = self._out_i[:, 0]
+        masked = limit < allowed
         if masked.any():
-            raise ValueError(
-                f"actions of copies {np.flatnonzero(masked).tolist()} are masked: their jobs already exceeded "
-                "that limit; see action_masks()"
-            )
-        return chosen
+            if self.template.invalid_action == "raise":
+                raise ValueError(
+                    f"actions of copies {np.flatnonzero(masked).tolist()} are masked: their jobs already exceeded "
+                    "that limit; see action_masks()"
+                )
+            chosen = destination * self.n_limits + np.maximum(limit, allowed)
+        return chosen, masked
 
     def _reset(self, rows: np.ndarray) -> None:
         template = self.template
@@ -167,7 +179,7 @@ class DispatchVectorEnv(VectorEnv):
             template.size_known, self._out_i, self._rewards, *self._no_records,
         )  # fmt: skip
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, invalid: np.ndarray) -> dict[str, Any]:
         everyone = np.ones(self.num_envs, dtype=np.bool_)
         state = self._state
         return {
@@ -179,6 +191,8 @@ class DispatchVectorEnv(VectorEnv):
             "_killed": everyone,
             "n_outside": self._out_i[:, 1].copy(),
             "_n_outside": everyone,
+            "invalid_action": invalid,
+            "_invalid_action": everyone,
             "action_mask": self.action_masks(),
             "_action_mask": everyone,
         }

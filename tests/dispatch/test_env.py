@@ -157,7 +157,7 @@ def test_bad_actions_raise_and_leave_the_state_unchanged(action: object) -> None
 
 
 def test_masked_action_raises_and_leaves_the_state_unchanged() -> None:
-    env = DispatchEnv(jobs=[(0, 10), (5, 1)], time_limits=[1, 2])
+    env = DispatchEnv(jobs=[(0, 10), (5, 1)], time_limits=[1, 2], invalid_action="raise")
     env.reset(seed=0)
     env.step(env.encode_action(0, 0))
     snapshot = repr(env.state)
