@@ -16,14 +16,18 @@ from that copy's reward; ``"raise"``: ``ValueError`` naming the copies, and noth
 ``action_space.sample()`` is a legal batch of actions. An out-of-range or non-integer action raises
 ``ValueError`` naming the copies in every mode, and changes nothing.
 
-Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
-copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
-terminates it; ``info["final_obs"]`` and ``info["final_info"]`` hold what it ended with). Options:
-``reset(options={"reset_mask": mask})`` resets only the masked copies.
+It equals ``SyncVectorEnv`` over the single env (``vectorization_mode="sync"``) bit for bit, in both
+autoreset modes of Gymnasium 1.x (``tests/dispatch/test_vector_sync.py``): ``"NextStep"`` (default: the
+step after a termination resets that copy, ignoring its action, with reward 0) and ``"SameStep"`` (the
+copy resets in the step that terminates it; ``info["final_obs"]`` is an object array holding the final
+observation of the copies that ended, None elsewhere, and ``info["final_info"]`` their last step's
+``info``). Options: ``reset(options={"reset_mask": mask})`` resets only the masked copies.
 
-``info`` holds arrays ``time``, ``n_jobs``, ``killed``, ``n_outside``, ``invalid_action`` and ``action_mask``
-and, for copies whose episode ended, ``episode_metrics`` (a dict of arrays, valid where ``info["_episode_metrics"]``).
-Per-job ``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
+``info`` holds arrays ``time``, ``n_jobs``, ``killed``, ``n_outside``, ``invalid_action`` and
+``action_mask`` and, for copies whose episode ended, ``episode_metrics`` (a dict of arrays, valid where
+``info["_episode_metrics"]``, 0 elsewhere); in ``"SameStep"`` mode it is in ``final_info`` too. A reset's
+``info`` describes the copies it reset (entries 0 and masks False for the others). Per-job
+``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
 ``render_mode`` is not supported.
 """
 
@@ -92,7 +96,9 @@ class DispatchVectorEnv(VectorEnv):
         self._reset(indices)
         self._autoreset[indices] = False
         self._started = True
-        return self._obs.copy(), self._info(np.zeros(self.num_envs, dtype=np.bool_))
+        reset = np.zeros(self.num_envs, dtype=np.bool_)
+        reset[indices] = True
+        return self._obs.copy(), _only_copies(self._info(np.zeros(self.num_envs, dtype=np.bool_)), reset)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
@@ -119,10 +125,14 @@ class DispatchVectorEnv(VectorEnv):
             info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
             if ended.size:
-                final_info = info | self._info(invalid)
-                info["final_obs"], info["_final_obs"] = self._obs.copy(), terminated.copy()
-                info["final_info"], info["_final_info"] = final_info, terminated.copy()
+                final_obs = np.full(self.num_envs, None, dtype=object)
+                for i in ended:
+                    final_obs[i] = self._obs[i].copy()
+                info["final_info"] = _only_copies(info | self._info(invalid), terminated)
+                info["_final_info"] = terminated.copy()
+                info["final_obs"], info["_final_obs"] = final_obs, terminated.copy()
                 self._reset(ended)
+                invalid = invalid & ~terminated  # a reset copy reports its reset info
         else:
             self._reset(resetting)
             self._autoreset = terminated
@@ -198,7 +208,7 @@ class DispatchVectorEnv(VectorEnv):
         }
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
-        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""
+        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; 0 elsewhere, as in SyncVectorEnv)."""
         state, template = self._state, self.template
         per_copy = {
             int(i): episode_metrics(
@@ -207,10 +217,25 @@ class DispatchVectorEnv(VectorEnv):
             for i in ended
         }
         names = list(next(iter(per_copy.values())))
-        values = {name: np.full(self.num_envs, np.nan) for name in names}
+        values = {name: np.zeros(self.num_envs) for name in names}
         for i, metrics in per_copy.items():
             for name, value in metrics.items():
                 values[name][i] = value
         mask = np.zeros(self.num_envs, dtype=np.bool_)
         mask[ended] = True
         return values | {f"_{name}": mask for name in names}
+
+
+def _only_copies(info: dict[str, Any], rows: np.ndarray) -> dict[str, Any]:
+    """``info`` as ``SyncVectorEnv`` gathers it from the copies ``rows`` alone: 0 elsewhere, masks ``rows``."""
+    gathered: dict[str, Any] = {}
+    for key, value in info.items():
+        if key.startswith("_"):
+            continue
+        if isinstance(value, dict):
+            gathered[key] = _only_copies(value, rows)
+        else:
+            gathered[key] = np.zeros_like(value)
+            gathered[key][rows] = value[rows]
+        gathered[f"_{key}"] = rows.copy()
+    return gathered
