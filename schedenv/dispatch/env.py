@@ -29,6 +29,8 @@ DEFAULT_ALPHA = 1.1
 """Default Bounded Pareto exponent: the paper's plots span 0.2-2; measured workloads give about 1 (§3)."""
 LIMITS_PER_DECADE = 4
 """Density of the default time-limit ladder (limits 10^(1/4) ≈ 1.78 apart)."""
+PARAMS_HIGH: tuple[float, ...] = (1.0, 1.0, 10.0)
+"""Upper bounds of the scenario-parameter slots (``observe_params=True``; see the Observation Space)."""
 INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
 """What ``step`` does with a masked action (see the env's Action Space)."""
 
@@ -126,9 +128,23 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     | + 1                      | largest limit it exceeded, (l + 1) / L                      | 0   | 1   |
     | + 2                      | log1p(runs it had, all killed)                              | 0   | inf |
     | + 3                      | last host it ran on, (i + 1) / h (0: none)                  | 0   | 1   |
-    | last 4                   | log1p(jobs in system), log1p(queued jobs outside windows)   | 0   | inf |
-    |                          | log1p(time since the previous decision / scale)             | 0   | inf |
-    |                          | fraction of the episode's arrivals so far                   | 0   | 1   |
+    | then 4 summary features:                                                               |||
+    | + 0                      | log1p(jobs in system)                                       | 0   | inf |
+    | + 1                      | log1p(queued jobs outside the windows)                      | 0   | inf |
+    | + 2                      | log1p(time since the previous decision / scale)             | 0   | inf |
+    | + 3                      | fraction of the episode's arrivals so far                   | 0   | 1   |
+    | then, with ``observe_params=True`` only, the scenario's parameters (``scenario_params``):  |||
+    | + 0                      | load rho / (1 + rho) (1/3 at rho = 0.5; 1 if rho = inf)      | 0   | 1   |
+    | + 1                      | 1 / h                                                       | 0   | 1   |
+    | + 2                      | size variability min(log10(1 + C²), 10), C² = Var X / E[X]² | 0   | 10  |
+
+    The scenario's parameters are constant over an episode; they let one agent be trained across
+    loads and size distributions (the default observation does not carry them). rho is the ``load``
+    argument (lambda E[X] / h) for Poisson arrivals; with explicit ``jobs`` it is theirs, the total
+    size over h times the span of their arrival times (inf when they all arrive at once). C² is the
+    size distribution's (0 for deterministic sizes, 1 for exponential ones, about 8 10^4 for the
+    default Bounded Pareto; 10 stands for C² >= 10^10, infinite included), with explicit ``jobs`` their
+    sizes'. With a Bounded Pareto of fixed mean and upper bound, C² determines the tail index alpha.
 
     ## Rewards
     Minus the objective accrued since the previous step: the integral of the number of jobs
@@ -173,6 +189,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     | render_mode            | None                      | "ansi" or "rgb_array"                                  |
     | invalid_action         | "fallback"                | "raise", "fallback" or "penalty" (see Action Space)    |
     | invalid_action_penalty | 1.0                       | subtracted from a masked action's reward ("penalty")   |
+    | observe_params         | False                     | append the scenario's parameters to the observation    |
 
     >>> import gymnasium as gym, schedenv
     >>> env = gym.make("schedenv/Dispatch-v0", jobs=[(0.0, 5.0), (1.0, 2.0)], time_limits=[3.0])
@@ -202,6 +219,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
         invalid_action: str = "fallback",
         invalid_action_penalty: float = 1.0,
+        observe_params: bool = False,
     ) -> None:
         self.n_hosts = check_int("n_hosts", n_hosts)
         self.load = check_positive("load", load)
@@ -221,6 +239,9 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         if not isinstance(size_known, (bool, np.bool_)):
             raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
         self.size_known = bool(size_known)
+        if not isinstance(observe_params, (bool, np.bool_)):
+            raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
+        self.observe_params = bool(observe_params)
         self.time_limits = _parse_time_limits(time_limits, self.size_dist)
         self.objective = check_choice("objective", objective, OBJECTIVES)
         self.max_jobs = check_int("max_jobs", max_jobs, minimum=0)
@@ -232,6 +253,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self.arrival_process = PoissonArrivals.for_load(self.load, self.size_dist.mean, float(self.n_hosts))
         self.scale = float(self.jobs[1].mean()) if self.jobs is not None else float(self.size_dist.mean)
         self.size_class_bounds = _size_class_bounds(self.size_dist, self.jobs)
+        self.scenario_params = _scenario_params(self.load, self.n_hosts, self.size_dist, self.jobs)
+        """The scenario's parameters (Observation Space), appended to observations if ``observe_params``."""
 
         self.n_limits = int(self.time_limits.size)
         self.central = self.n_hosts
@@ -243,7 +266,10 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         n_slots = (self.n_hosts + 1) * self.max_jobs
         self._slots_start = self._host_features * self.n_hosts + 1
         self._pending_start = self._slots_start + n_slots * self._slot_features
-        length = self._pending_start + self._pending_features + 4
+        self._summary_end = self._pending_start + self._pending_features + 4
+        """Where the scenario's parameters start (the observation's length without them)."""
+        self._shown_params = self.scenario_params if self.observe_params else ()
+        length = self._summary_end + len(self._shown_params)
         self.observation_space = spaces.Box(0.0, self._observation_high(length), dtype=np.float32)
         self._observation_format = f"={length}f"
         self._empty_slot = [0.0] * self._slot_features
@@ -268,7 +294,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         slots = high[self._slots_start : self._pending_start].reshape(-1, self._slot_features)
         slots[:, :3] = 1.0
         high[self._pending_start + 1] = high[self._pending_start + 3] = 1.0
-        high[-1] = 1.0
+        high[self._summary_end - 1] = 1.0
+        high[self._summary_end :] = PARAMS_HIGH[: length - self._summary_end]
         return high
 
     # ----------------------------------------------------------------- Gymnasium API
@@ -423,6 +450,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
             log1p(outside),
             log1p(self._decision_gap / scale),
             sim.next_arrival / sim.n_jobs,
+            *self._shown_params,
         )
         self._n_outside = outside
         # struct rounds each double to float32 as numpy does, at half the cost of np.array(values, float32).
@@ -441,6 +469,21 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         }
 
 
+def _scenario_params(
+    load: float, n_hosts: int, size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[float, float, float]:
+    """rho / (1 + rho), 1 / h and min(log10(1 + C²), 10): see the env's Observation Space."""
+    if jobs is None:
+        rho, scv = load, size_dist.scv
+    else:
+        arrivals, sizes = jobs
+        span = float(arrivals[-1] - arrivals[0])
+        rho = float(sizes.sum()) / (n_hosts * span) if span > 0 else math.inf
+        scv = float(sizes.var()) / float(sizes.mean()) ** 2
+    occupancy = 1.0 if math.isinf(rho) else rho / (1.0 + rho)
+    return occupancy, 1.0 / n_hosts, min(math.log10(1.0 + scv), PARAMS_HIGH[2])
+
+
 def _size_class_bounds(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarray] | None) -> tuple[float, ...]:
     """The sizes at ``SIZE_CLASS_QUANTILES``: of the explicit jobs, else of ``size_dist`` (its cdf, or 10^5 draws)."""
     if jobs is not None:
@@ -451,6 +494,10 @@ def _size_class_bounds(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarr
         draws = np.asarray(size_dist.sample(np.random.default_rng(0), 100_000), dtype=np.float64)
         return tuple(float(q) for q in np.quantile(draws, SIZE_CLASS_QUANTILES))
     low, high = support_bracket(size_dist)
+    if not math.isfinite(high):  # infinite variance (Pareto, alpha <= 2): widen until the top quantile is inside
+        high = 10.0 * size_dist.mean
+        while float(size_dist.cdf(high)) < SIZE_CLASS_QUANTILES[-1]:
+            high *= 10.0
     bounds = []
     for q in SIZE_CLASS_QUANTILES:
         if float(size_dist.cdf(low)) >= q:

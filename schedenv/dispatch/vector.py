@@ -28,7 +28,8 @@ observation of the copies that ended, None elsewhere, and ``info["final_info"]``
 ``info["_episode_metrics"]``, 0 elsewhere); in ``"SameStep"`` mode it is in ``final_info`` too. A reset's
 ``info`` describes the copies it reset (entries 0 and masks False for the others). Per-job
 ``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
-``render_mode`` is not supported.
+``observe_params=True`` appends the scenario's parameters as in the single env. ``render_mode`` is not
+supported.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ class DispatchVectorEnv(VectorEnv):
         n = int(template.jobs[1].size) if template.jobs is not None else template.n_arrivals
         self._arrival_times, self._sizes = np.zeros((b, n)), np.zeros((b, n))
         self._state = DispatchArrays(b, template.n_hosts, self._bounds.size + 1, min(INITIAL_CAPACITY, n + 1))
-        self._obs = np.zeros((b, template._pending_start + template._pending_features + 4), dtype=np.float32)
+        self._obs = np.zeros((b, template._summary_end + len(template._shown_params)), dtype=np.float32)
+        self._obs[:, template._summary_end :] = template._shown_params  # constant; the kernels write the rest
         self._out_i = np.zeros((b, 3), dtype=np.int64)
         """Per copy: mask row (largest exceeded limit index + 1), queued jobs outside the windows, terminated."""
         self._rewards = np.zeros(b)

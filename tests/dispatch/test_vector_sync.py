@@ -23,13 +23,14 @@ LADDER: dict[str, Any] = {"size_dist": BoundedPareto(1.0, 1e4, 0.8), "time_limit
 """A ladder spanning the sizes, so that random limits kill jobs and uniform actions then hit masks."""
 CONFIGS: dict[str, dict[str, Any]] = {
     "3hosts-fallback": {"n_arrivals": 25, "n_hosts": 3, "max_jobs": 2, **LADDER},
-    "size-known-penalty": {
+    "size-known-penalty-params": {
         "n_arrivals": 25,
         "size_known": True,
         "objective": "waiting_slowdown",
         "load": 0.9,
         "invalid_action": "penalty",
         "invalid_action_penalty": 0.25,
+        "observe_params": True,
         **LADDER,
     },
     "jobs-response-time": {
