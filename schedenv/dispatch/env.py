@@ -3,14 +3,17 @@
 Provenance: the model of M. Harchol-Balter, "Task assignment with unknown duration", Journal of
 the ACM 49(2), 2002, §1 (hosts, Random / Round-Robin / Shortest-Queue / Least-Work-Remaining /
 Central-Queue) and §4 (TAGS: time limits, kills, restarts from scratch).
+
+The env translates; the dynamics run on the compiled core (``fast.FastCore`` over the numba
+``kernels``, shared with the batched env). The pure simulator ``sim.DispatchSim`` with the Python
+observation of ``core.ReferenceCore`` is the specification: ``tests/dispatch/test_fast_core.py``
+steps both with the same actions and requires equal observations, rewards and records.
 """
 
 from __future__ import annotations
 
 import math
-import struct
 import warnings
-from itertools import islice
 from typing import Any
 
 import gymnasium as gym
@@ -19,9 +22,11 @@ from gymnasium import spaces
 from scipy import optimize
 
 from schedenv.analysis.queueing import support_bracket
+from schedenv.dispatch.core import PARAMS_HIGH, ObservationLayout
+from schedenv.dispatch.fast import FastCore
 from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
 from schedenv.dispatch.render import render_queues, render_text
-from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, Job, PendingJob, StateView
+from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
 from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
 from schedenv.workloads import BoundedPareto, Distribution, PoissonArrivals, poisson_job_stream
 
@@ -29,8 +34,6 @@ DEFAULT_ALPHA = 1.1
 """Default Bounded Pareto exponent: the paper's plots span 0.2-2; measured workloads give about 1 (§3)."""
 LIMITS_PER_DECADE = 4
 """Density of the default time-limit ladder (limits 10^(1/4) ≈ 1.78 apart)."""
-PARAMS_HIGH: tuple[float, ...] = (1.0, 1.0, 10.0)
-"""Upper bounds of the scenario-parameter slots (``observe_params=True``; see the Observation Space)."""
 INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
 """What ``step`` does with a masked action (see the env's Action Space)."""
 
@@ -200,7 +203,9 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     M. Harchol-Balter. Task assignment with unknown duration. Journal of the ACM 49(2):260-288, 2002.
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version. Later additions that leave every trajectory of valid actions unchanged:
+      ``invalid_action`` (masked actions fall back by default instead of raising), ``observe_params``,
+      and the compiled core.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -259,44 +264,23 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self.n_limits = int(self.time_limits.size)
         self.central = self.n_hosts
         """The destination index of the central queue."""
-        extra = 1 if self.size_known else 0
-        self._host_features = 4 + extra
-        self._slot_features = 4 + extra
-        self._pending_features = 4 + extra
-        n_slots = (self.n_hosts + 1) * self.max_jobs
-        self._slots_start = self._host_features * self.n_hosts + 1
-        self._pending_start = self._slots_start + n_slots * self._slot_features
-        self._summary_end = self._pending_start + self._pending_features + 4
-        """Where the scenario's parameters start (the observation's length without them)."""
-        self._shown_params = self.scenario_params if self.observe_params else ()
-        length = self._summary_end + len(self._shown_params)
-        self.observation_space = spaces.Box(0.0, self._observation_high(length), dtype=np.float32)
-        self._observation_format = f"={length}f"
-        self._empty_slot = [0.0] * self._slot_features
-        self._empty_window = self._empty_slot * self.max_jobs
-        self._limit_feature = [(limit + 1) / self.n_limits for limit in range(-1, self.n_limits)]
-        """(l + 1) / L, indexed by l + 1 (l = -1 is "none")."""
+        self.layout = ObservationLayout(
+            self.n_hosts,
+            self.n_limits,
+            self.max_jobs,
+            self.scale,
+            self.size_known,
+            self.scenario_params if self.observe_params else (),
+        )
+        """Where each feature of the observation lies (Observation Space)."""
+        self.observation_space = spaces.Box(0.0, self.layout.high(), dtype=np.float32)
         self.n_actions = (self.n_hosts + 1) * self.n_limits
         self.action_space = spaces.Discrete(self.n_actions)
         limit_ok = np.arange(self.n_limits)[None, :] > np.arange(-1, self.n_limits - 1)[:, None]
         self._masks = np.tile(limit_ok, (1, self.n_hosts + 1)).astype(np.int8)
+        """Row r + 1: the mask of a pending job whose largest exceeded limit index is r (row 0: all ones)."""
         self._masks.flags.writeable = False
-        self._sim: DispatchSim | None = None
-        self._killed = False
-        self._n_outside = 0
-        self._decision_gap = 0.0
-
-    def _observation_high(self, length: int) -> np.ndarray:
-        high = np.full(length, np.inf, dtype=np.float32)
-        for host in range(self.n_hosts):
-            base = self._host_features * host
-            high[base] = high[base + 3] = 1.0
-        slots = high[self._slots_start : self._pending_start].reshape(-1, self._slot_features)
-        slots[:, :3] = 1.0
-        high[self._pending_start + 1] = high[self._pending_start + 3] = 1.0
-        high[self._summary_end - 1] = 1.0
-        high[self._summary_end :] = PARAMS_HIGH[: length - self._summary_end]
-        return high
+        self._core: FastCore | None = None
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -306,61 +290,55 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         else:
             arrivals, sizes = poisson_job_stream(self.n_arrivals, self.arrival_process, self.size_dist, self.np_random)
         params = DispatchParams(self.n_hosts, self.time_limits, self.objective, arrivals, sizes, self.size_class_bounds)
-        self._sim = DispatchSim(params)
-        outcome = self._sim.advance()
-        self._killed, self._decision_gap = outcome.killed, outcome.elapsed
-        return self._observation(self._sim), self._info(self._sim, [], False)
+        self._core = core = FastCore(params, self.layout)
+        return core.observation(), self._info(core, [], False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        sim = self.sim
-        if sim.pending is None:
+        core = self._require_core()
+        if core.done:
             raise RuntimeError("the episode has ended; call reset()")
-        destination, limit, invalid = self._checked_action(action, sim.pending)
-        sim.dispatch(destination, limit)
-        outcome = sim.advance()
-        self._killed, self._decision_gap = outcome.killed, outcome.elapsed
-        terminated = sim.done
-        observation = self._observation(sim)
-        info = self._info(sim, outcome.completed, invalid)
-        if terminated:
-            info["episode_metrics"] = sim.tally.metrics(sim.time)
+        destination, limit, invalid = self._checked_action(action, core)
+        outcome = core.step(destination, limit)
+        info = self._info(core, outcome.completed, invalid)
+        if core.done:
+            info["episode_metrics"] = core.metrics()
         reward = -outcome.accrued
         if invalid and self.invalid_action == "penalty":
             reward -= self.invalid_action_penalty
-        return observation, reward, terminated, False, info
+        return core.observation(), reward, core.done, False, info
 
     def render(self) -> Any:
-        if self.render_mode is None or self._sim is None:
+        if self.render_mode is None or self._core is None:
             return None
         if self.render_mode == "ansi":
-            return render_text(self._sim)
-        return render_queues(self._sim)
+            return render_text(self._core.sim)
+        return render_queues(self._core.sim)
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
     def sim(self) -> DispatchSim:
-        """The simulator (mutable; baselines should read ``state`` instead)."""
-        if self._sim is None:
-            raise RuntimeError("call reset() first")
-        return self._sim
+        """The simulator's state as a ``DispatchSim`` rebuilt from the compiled core: exact, but a copy.
+
+        Changing it changes nothing in the env; baselines should read ``state`` (cheaper).
+        """
+        return self._require_core().sim
 
     @property
     def state(self) -> StateView:
         """A read-only snapshot of hosts, queues and the pending job (see ``StateView``)."""
-        return self.sim.view()
+        return self._require_core().view()
 
     @property
     def pending_job(self) -> PendingJob:
         """The job awaiting a decision (cheaper than ``state`` when a policy needs only this)."""
-        job = self.sim.pending_view()
+        job = self._require_core().pending_view()
         if job is None:
             raise RuntimeError("the episode has ended; no job awaits a decision")
         return job
 
     def action_masks(self) -> np.ndarray:
-        """int8 mask over actions: 1 where the pending job may go (see Action Space)."""
-        pending = self.sim.pending
-        return self._masks[0 if pending is None else pending.exceeded + 1]
+        """int8 mask over actions: 1 where the pending job may go (see Action Space); all ones at the end."""
+        return self._masks[self._require_core().exceeded + 1]
 
     def encode_action(self, destination: int, limit_index: int) -> int:
         """The action for (destination, limit index); destination ``self.central`` is the central queue."""
@@ -375,7 +353,12 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         return int(np.searchsorted(self.time_limits, limit, side="left"))
 
     # ----------------------------------------------------------------- internals
-    def _checked_action(self, action: Any, job: Job) -> tuple[int, int, bool]:
+    def _require_core(self) -> FastCore:
+        if self._core is None:
+            raise RuntimeError("call reset() first")
+        return self._core
+
+    def _checked_action(self, action: Any, core: FastCore) -> tuple[int, int, bool]:
         """(destination, limit index, whether the action was masked and replaced by its fallback)."""
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
             index = int(action)
@@ -387,84 +370,25 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         if not 0 <= index < self.n_actions:
             raise ValueError(f"action={index} is out of range; it must lie in [0, {self.n_actions})")
         destination, limit = divmod(index, self.n_limits)
-        if limit > job.exceeded:
+        exceeded = core.exceeded
+        if limit > exceeded:
             return destination, limit, False
         if self.invalid_action == "raise":
             raise ValueError(
                 f"action={index} (destination {destination}, limit index {limit}, limit {self.time_limits[limit]:g}) "
-                f"is masked: job {job.job_id} already exceeded limit index {job.exceeded} "
-                f"({self.time_limits[job.exceeded]:g}); choose a limit index > {job.exceeded}"
+                f"is masked: job {core.pending_id} already exceeded limit index {exceeded} "
+                f"({self.time_limits[exceeded]:g}); choose a limit index > {exceeded}"
             )
-        return destination, job.exceeded + 1, True
+        return destination, exceeded + 1, True
 
-    def _observation(self, sim: DispatchSim | None = None) -> np.ndarray:
-        if sim is None:
-            sim = self.sim
-        now, scale, feature = sim.time, self.scale, self._limit_feature
-        known, max_jobs, log1p = self.size_known, self.max_jobs, math.log1p
-        values: list[float] = []
-        work = sim.host_work() if known else []
-        queues, run_start = sim.queues, sim.run_start
-        for host, job in enumerate(sim.running):
-            if job is None:
-                values += (0.0, log1p(len(queues[host])), 0.0, 0.0)
-            else:
-                elapsed = (now - run_start[host]) / scale
-                values += (1.0, log1p(len(queues[host])), log1p(elapsed), feature[job.limit + 1])
-            if known:
-                values.append(log1p(work[host] / scale))
-        values.append(log1p(len(sim.central)))
-        outside = 0
-        empty = self._empty_slot
-        for queue in (*queues, sim.central):
-            if not queue:
-                values += self._empty_window
-                continue
-            shown = min(len(queue), max_jobs)
-            for job in islice(queue, shown):
-                values += (
-                    1.0,
-                    feature[job.limit + 1],
-                    feature[job.exceeded + 1],
-                    log1p((now - job.arrival) / scale),
-                )
-                if known:
-                    values.append(log1p(job.size / scale))
-            values += empty * (max_jobs - shown)
-            outside += len(queue) - shown
-        pending = sim.pending
-        if pending is None:
-            values += [0.0] * self._pending_features
-        else:
-            hosts = pending.hosts
-            values += (
-                log1p((now - pending.arrival) / scale),
-                feature[pending.exceeded + 1],
-                log1p(len(hosts)),
-                (hosts[-1] + 1) / self.n_hosts if hosts else 0.0,
-            )
-            if known:
-                values.append(log1p(pending.size / scale))
-        values += (
-            log1p(len(sim.present)),
-            log1p(outside),
-            log1p(self._decision_gap / scale),
-            sim.next_arrival / sim.n_jobs,
-            *self._shown_params,
-        )
-        self._n_outside = outside
-        # struct rounds each double to float32 as numpy does, at half the cost of np.array(values, float32).
-        return np.frombuffer(bytearray(struct.pack(self._observation_format, *values)), dtype=np.float32)
-
-    def _info(self, sim: DispatchSim, completed: list, invalid: bool) -> dict[str, Any]:
-        pending = sim.pending
+    def _info(self, core: FastCore, completed: list, invalid: bool) -> dict[str, Any]:
         return {
-            "time": sim.time,
-            "n_jobs": len(sim.present),
+            "time": core.time,
+            "n_jobs": core.n_jobs,
             "completed": completed,
-            "action_mask": self._masks[0 if pending is None else pending.exceeded + 1].copy(),
-            "killed": self._killed,
-            "n_outside": self._n_outside,
+            "action_mask": self._masks[core.exceeded + 1].copy(),
+            "killed": core.killed,
+            "n_outside": core.n_outside,
             "invalid_action": invalid,
         }
 

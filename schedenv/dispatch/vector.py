@@ -1,9 +1,9 @@
 """A native batched ``Dispatch-v0``: B copies stepped in one compiled call (DESIGN §7).
 
 ``gym.make_vec("schedenv/Dispatch-v0", num_envs=B, **kwargs)`` builds it (the id's
-``vector_entry_point``). Each copy runs the compiled transcription of ``DispatchSim`` and of
-``DispatchEnv._observation`` (``kernels.step_rows``), with the same floating-point operations, and
-draws its workload with the single env's own draw from its own generator, so a batch reset with
+``vector_entry_point``). Each copy runs the kernels the single env runs (``kernels.step_rows``, the
+compiled transcription of ``DispatchSim`` and of the observation; see ``fast.py``) and draws its
+workload with the single env's own draw from its own generator, so a batch reset with
 ``seed=s`` equals B single envs reset with seeds s, s+1, ... stepped in a loop: same observations,
 rewards, terminations and ``info`` entries (``tests/perf``). Copies are stepped one after the other in
 one thread (see ``schedenv.malleable.vector`` for why: run one process per core instead).
@@ -41,14 +41,11 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from schedenv.dispatch.env import DispatchEnv
-from schedenv.dispatch.fastpath import episode_metrics
+from schedenv.dispatch.fast import INITIAL_CAPACITY, episode_metrics
 from schedenv.dispatch.kernels import KILLED, N_PRESENT, TIME, DispatchArrays, reset_rows, step_rows
 from schedenv.validation import check_choice, check_int
 from schedenv.vector_reset import reseed_copies
 from schedenv.workloads import poisson_job_stream
-
-INITIAL_CAPACITY = 64
-"""Job slots per copy at first; the pool doubles when a copy could run out."""
 
 
 class DispatchVectorEnv(VectorEnv):
@@ -79,8 +76,9 @@ class DispatchVectorEnv(VectorEnv):
         n = int(template.jobs[1].size) if template.jobs is not None else template.n_arrivals
         self._arrival_times, self._sizes = np.zeros((b, n)), np.zeros((b, n))
         self._state = DispatchArrays(b, template.n_hosts, self._bounds.size + 1, min(INITIAL_CAPACITY, n + 1))
-        self._obs = np.zeros((b, template._summary_end + len(template._shown_params)), dtype=np.float32)
-        self._obs[:, template._summary_end :] = template._shown_params  # constant; the kernels write the rest
+        layout = template.layout
+        self._obs = np.zeros((b, layout.length), dtype=np.float32)
+        self._obs[:, layout.summary_end :] = layout.shown_params  # constant; the kernels write the rest
         self._out_i = np.zeros((b, 3), dtype=np.int64)
         """Per copy: mask row (largest exceeded limit index + 1), queued jobs outside the windows, terminated."""
         self._rewards = np.zeros(b)

@@ -152,7 +152,7 @@ def test_bad_actions_raise_and_leave_the_state_unchanged(action: object) -> None
     with pytest.raises(ValueError, match="action"):
         env.step(action)
     assert repr(env.state) == repr(before)
-    np.testing.assert_array_equal(env._observation(), obs)
+    np.testing.assert_array_equal(env._require_core().observation(), obs)
     env.step(env.encode_action(0, env.n_limits - 1))  # still usable
 
 

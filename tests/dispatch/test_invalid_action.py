@@ -104,11 +104,11 @@ def test_penalty_mode_subtracts_the_penalty_from_that_step_only() -> None:
 
 def test_raise_mode_raises_and_leaves_the_state_unchanged() -> None:
     env = killed_env(invalid_action="raise")
-    snapshot, obs = repr(env.state), env._observation()
+    snapshot, obs = repr(env.state), env._require_core().observation()
     with pytest.raises(ValueError, match="is masked"):
         env.step(env.encode_action(1, 1))
     assert repr(env.state) == snapshot
-    np.testing.assert_array_equal(env._observation(), obs)
+    np.testing.assert_array_equal(env._require_core().observation(), obs)
     *_, info = env.step(env.encode_action(1, 2))
     assert info["invalid_action"] is False
 
