@@ -3,14 +3,17 @@
 Provenance: the model of M. Harchol-Balter, "Task assignment with unknown duration", Journal of
 the ACM 49(2), 2002, §1 (hosts, Random / Round-Robin / Shortest-Queue / Least-Work-Remaining /
 Central-Queue) and §4 (TAGS: time limits, kills, restarts from scratch).
+
+The env translates; the dynamics run on the compiled core (``fast.FastCore`` over the numba
+``kernels``, shared with the batched env). The pure simulator ``sim.DispatchSim`` with the Python
+observation of ``core.ReferenceCore`` is the specification: ``tests/dispatch/test_fast_core.py``
+steps both with the same actions and requires equal observations, rewards and records.
 """
 
 from __future__ import annotations
 
 import math
-import struct
 import warnings
-from itertools import islice
 from typing import Any
 
 import gymnasium as gym
@@ -19,16 +22,20 @@ from gymnasium import spaces
 from scipy import optimize
 
 from schedenv.analysis.queueing import support_bracket
+from schedenv.dispatch.core import PARAMS_HIGH, ObservationLayout
+from schedenv.dispatch.fast import FastCore
 from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
 from schedenv.dispatch.render import render_queues, render_text
-from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, Job, PendingJob, StateView
-from schedenv.validation import check_choice, check_int, check_positive
+from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
+from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
 from schedenv.workloads import BoundedPareto, Distribution, PoissonArrivals, poisson_job_stream
 
 DEFAULT_ALPHA = 1.1
 """Default Bounded Pareto exponent: the paper's plots span 0.2-2; measured workloads give about 1 (§3)."""
 LIMITS_PER_DECADE = 4
 """Density of the default time-limit ladder (limits 10^(1/4) ≈ 1.78 apart)."""
+INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
+"""What ``step`` does with a masked action (see the env's Action Space)."""
 
 
 def default_size_dist() -> BoundedPareto:
@@ -84,7 +91,22 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     (``action_masks()``, ``info["action_mask"]``) forbid only limits at or below the largest limit
     the job already exceeded: such a run is certain to be killed again, wasting work and time, and
     forbidding it bounds a job's runs by the ladder's length. Every destination is always allowed.
-    A masked, out-of-range or non-integer action raises ``ValueError`` and changes nothing.
+
+    A masked action is handled as ``invalid_action`` says:
+
+    - ``"fallback"`` (default): the job goes to the requested destination with the smallest allowed
+      limit at least the requested one, i.e. the ladder's next limit above the largest one the job
+      already exceeded (``inf`` if that is the last); ``info["invalid_action"]`` is True. It keeps
+      the agent's destination and comes closest to its limit, and it is the default so that every
+      element of the action space is a legal argument to ``step``: Gymnasium's and SB3's
+      ``check_env`` and an unmasked ``PPO("MlpPolicy", env)`` or ``DQN`` run as they are, and the
+      return stays exactly minus the total objective.
+    - ``"penalty"``: the same fallback, and ``invalid_action_penalty`` is subtracted from that
+      step's reward (the return is then minus the total objective minus the penalties).
+    - ``"raise"``: ``ValueError``, and nothing changes (for agents that must respect the masks).
+
+    A value outside the action space (out of range, non-integer, NaN) raises ``ValueError`` in every
+    mode and changes nothing. After the step that ends the episode the mask is all ones.
 
     ## Observation Space
     ``Box(float32)``; L = ``n_limits``, K = ``max_jobs``, h = ``n_hosts``, ``scale`` = E[X]; a
@@ -109,9 +131,23 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     | + 1                      | largest limit it exceeded, (l + 1) / L                      | 0   | 1   |
     | + 2                      | log1p(runs it had, all killed)                              | 0   | inf |
     | + 3                      | last host it ran on, (i + 1) / h (0: none)                  | 0   | 1   |
-    | last 4                   | log1p(jobs in system), log1p(queued jobs outside windows)   | 0   | inf |
-    |                          | log1p(time since the previous decision / scale)             | 0   | inf |
-    |                          | fraction of the episode's arrivals so far                   | 0   | 1   |
+    | then 4 summary features:                                                               |||
+    | + 0                      | log1p(jobs in system)                                       | 0   | inf |
+    | + 1                      | log1p(queued jobs outside the windows)                      | 0   | inf |
+    | + 2                      | log1p(time since the previous decision / scale)             | 0   | inf |
+    | + 3                      | fraction of the episode's arrivals so far                   | 0   | 1   |
+    | then, with ``observe_params=True`` only, the scenario's parameters (``scenario_params``):  |||
+    | + 0                      | load rho / (1 + rho) (1/3 at rho = 0.5; 1 if rho = inf)      | 0   | 1   |
+    | + 1                      | 1 / h                                                       | 0   | 1   |
+    | + 2                      | size variability min(log10(1 + C²), 10), C² = Var X / E[X]² | 0   | 10  |
+
+    The scenario's parameters are constant over an episode; they let one agent be trained across
+    loads and size distributions (the default observation does not carry them). rho is the ``load``
+    argument (lambda E[X] / h) for Poisson arrivals; with explicit ``jobs`` it is theirs, the total
+    size over h times the span of their arrival times (inf when they all arrive at once). C² is the
+    size distribution's (0 for deterministic sizes, 1 for exponential ones, about 8 10^4 for the
+    default Bounded Pareto; 10 stands for C² >= 10^10, infinite included), with explicit ``jobs`` their
+    sizes'. With a Bounded Pareto of fixed mean and upper bound, C² determines the tail index alpha.
 
     ## Rewards
     Minus the objective accrued since the previous step: the integral of the number of jobs
@@ -131,7 +167,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     ## Information
     Every step: ``time``, ``n_jobs``, ``completed`` (``DispatchRecord``: job_id, arrival, size,
     completion, slowdown, hosts, wasted_work, queueing_time), ``action_mask``, ``killed`` (the
-    pending job was killed rather than new), ``n_outside`` (queued jobs outside the windows).
+    pending job was killed rather than new), ``n_outside`` (queued jobs outside the windows),
+    ``invalid_action`` (the step's action was masked and replaced by its fallback; False at reset).
     At the end ``episode_metrics``: mean_response_time, mean_waiting_time, mean_queueing_time,
     mean_slowdown, mean_waiting_slowdown, mean_queueing_slowdown (the paper's slowdown W / x),
     host_load_i, excess (wasted work per unit time, the appendix's Excess), total_wasted_work,
@@ -141,18 +178,21 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
 
     ## Arguments
 
-    | argument     | default                         | meaning                                             |
-    |--------------|---------------------------------|-----------------------------------------------------|
-    | n_hosts      | 2                               | h                                                   |
-    | load         | 0.5                             | system load lambda E[X] / h                          |
-    | size_dist    | BoundedPareto.with_mean(3000, alpha=1.1, upper=1e10) | sizes                         |
-    | n_arrivals   | 1000                            | jobs per episode (ignored when ``jobs`` is given)    |
-    | jobs         | None                            | explicit (arrival, size) pairs                       |
-    | size_known   | False                           | show sizes (and host work) to the dispatcher         |
-    | time_limits  | 4 per decade over the sizes     | increasing kill limits; ``inf`` is appended          |
-    | objective    | "slowdown"                      | "response_time", "waiting_time", "slowdown", "waiting_slowdown" |
-    | max_jobs     | 4                               | K, window slots per queue                            |
-    | render_mode  | None                            | "ansi" or "rgb_array"                                |
+    | argument               | default                   | meaning                                                |
+    |------------------------|---------------------------|--------------------------------------------------------|
+    | n_hosts                | 2                         | h                                                      |
+    | load                   | 0.5                       | system load lambda E[X] / h                            |
+    | size_dist              | see ``default_size_dist`` | sizes: Bounded Pareto, mean 3000, alpha 1.1, p 1e10    |
+    | n_arrivals             | 1000                      | jobs per episode (ignored when ``jobs`` is given)      |
+    | jobs                   | None                      | explicit (arrival, size) pairs                         |
+    | size_known             | False                     | show sizes (and host work) to the dispatcher           |
+    | time_limits            | 4 per decade over sizes   | increasing kill limits; ``inf`` is appended            |
+    | objective              | "slowdown"                | or "response_time", "waiting_time", "waiting_slowdown" |
+    | max_jobs               | 4                         | K, window slots per queue                              |
+    | render_mode            | None                      | "ansi" or "rgb_array"                                  |
+    | invalid_action         | "fallback"                | "raise", "fallback" or "penalty" (see Action Space)    |
+    | invalid_action_penalty | 1.0                       | subtracted from a masked action's reward ("penalty")   |
+    | observe_params         | False                     | append the scenario's parameters to the observation    |
 
     >>> import gymnasium as gym, schedenv
     >>> env = gym.make("schedenv/Dispatch-v0", jobs=[(0.0, 5.0), (1.0, 2.0)], time_limits=[3.0])
@@ -163,7 +203,9 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     M. Harchol-Balter. Task assignment with unknown duration. Journal of the ACM 49(2):260-288, 2002.
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version. Later additions that leave every trajectory of valid actions unchanged:
+      ``invalid_action`` (masked actions fall back by default instead of raising), ``observe_params``,
+      and the compiled core.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -180,6 +222,9 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         objective: str = "slowdown",
         max_jobs: int = 4,
         render_mode: str | None = None,
+        invalid_action: str = "fallback",
+        invalid_action_penalty: float = 1.0,
+        observe_params: bool = False,
     ) -> None:
         self.n_hosts = check_int("n_hosts", n_hosts)
         self.load = check_positive("load", load)
@@ -199,53 +244,43 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         if not isinstance(size_known, (bool, np.bool_)):
             raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
         self.size_known = bool(size_known)
+        if not isinstance(observe_params, (bool, np.bool_)):
+            raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
+        self.observe_params = bool(observe_params)
         self.time_limits = _parse_time_limits(time_limits, self.size_dist)
         self.objective = check_choice("objective", objective, OBJECTIVES)
         self.max_jobs = check_int("max_jobs", max_jobs, minimum=0)
+        self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
+        self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
         self.render_mode = (
             None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
         )
         self.arrival_process = PoissonArrivals.for_load(self.load, self.size_dist.mean, float(self.n_hosts))
         self.scale = float(self.jobs[1].mean()) if self.jobs is not None else float(self.size_dist.mean)
         self.size_class_bounds = _size_class_bounds(self.size_dist, self.jobs)
+        self.scenario_params = _scenario_params(self.load, self.n_hosts, self.size_dist, self.jobs)
+        """The scenario's parameters (Observation Space), appended to observations if ``observe_params``."""
 
         self.n_limits = int(self.time_limits.size)
         self.central = self.n_hosts
         """The destination index of the central queue."""
-        extra = 1 if self.size_known else 0
-        self._host_features = 4 + extra
-        self._slot_features = 4 + extra
-        self._pending_features = 4 + extra
-        n_slots = (self.n_hosts + 1) * self.max_jobs
-        self._slots_start = self._host_features * self.n_hosts + 1
-        self._pending_start = self._slots_start + n_slots * self._slot_features
-        length = self._pending_start + self._pending_features + 4
-        self.observation_space = spaces.Box(0.0, self._observation_high(length), dtype=np.float32)
-        self._observation_format = f"={length}f"
-        self._empty_slot = [0.0] * self._slot_features
-        self._empty_window = self._empty_slot * self.max_jobs
-        self._limit_feature = [(limit + 1) / self.n_limits for limit in range(-1, self.n_limits)]
-        """(l + 1) / L, indexed by l + 1 (l = -1 is "none")."""
+        self.layout = ObservationLayout(
+            self.n_hosts,
+            self.n_limits,
+            self.max_jobs,
+            self.scale,
+            self.size_known,
+            self.scenario_params if self.observe_params else (),
+        )
+        """Where each feature of the observation lies (Observation Space)."""
+        self.observation_space = spaces.Box(0.0, self.layout.high(), dtype=np.float32)
         self.n_actions = (self.n_hosts + 1) * self.n_limits
         self.action_space = spaces.Discrete(self.n_actions)
         limit_ok = np.arange(self.n_limits)[None, :] > np.arange(-1, self.n_limits - 1)[:, None]
         self._masks = np.tile(limit_ok, (1, self.n_hosts + 1)).astype(np.int8)
+        """Row r + 1: the mask of a pending job whose largest exceeded limit index is r (row 0: all ones)."""
         self._masks.flags.writeable = False
-        self._sim: DispatchSim | None = None
-        self._killed = False
-        self._n_outside = 0
-        self._decision_gap = 0.0
-
-    def _observation_high(self, length: int) -> np.ndarray:
-        high = np.full(length, np.inf, dtype=np.float32)
-        for host in range(self.n_hosts):
-            base = self._host_features * host
-            high[base] = high[base + 3] = 1.0
-        slots = high[self._slots_start : self._pending_start].reshape(-1, self._slot_features)
-        slots[:, :3] = 1.0
-        high[self._pending_start + 1] = high[self._pending_start + 3] = 1.0
-        high[-1] = 1.0
-        return high
+        self._core: FastCore | None = None
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -255,58 +290,55 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         else:
             arrivals, sizes = poisson_job_stream(self.n_arrivals, self.arrival_process, self.size_dist, self.np_random)
         params = DispatchParams(self.n_hosts, self.time_limits, self.objective, arrivals, sizes, self.size_class_bounds)
-        self._sim = DispatchSim(params)
-        outcome = self._sim.advance()
-        self._killed, self._decision_gap = outcome.killed, outcome.elapsed
-        return self._observation(self._sim), self._info(self._sim, [])
+        self._core = core = FastCore(params, self.layout)
+        return core.observation(), self._info(core, [], False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        sim = self.sim
-        if sim.pending is None:
+        core = self._require_core()
+        if core.done:
             raise RuntimeError("the episode has ended; call reset()")
-        destination, limit = self._checked_action(action, sim.pending)
-        sim.dispatch(destination, limit)
-        outcome = sim.advance()
-        self._killed, self._decision_gap = outcome.killed, outcome.elapsed
-        terminated = sim.done
-        observation = self._observation(sim)
-        info = self._info(sim, outcome.completed)
-        if terminated:
-            info["episode_metrics"] = sim.tally.metrics(sim.time)
-        return observation, -outcome.accrued, terminated, False, info
+        destination, limit, invalid = self._checked_action(action, core)
+        outcome = core.step(destination, limit)
+        info = self._info(core, outcome.completed, invalid)
+        if core.done:
+            info["episode_metrics"] = core.metrics()
+        reward = -outcome.accrued
+        if invalid and self.invalid_action == "penalty":
+            reward -= self.invalid_action_penalty
+        return core.observation(), reward, core.done, False, info
 
     def render(self) -> Any:
-        if self.render_mode is None or self._sim is None:
+        if self.render_mode is None or self._core is None:
             return None
         if self.render_mode == "ansi":
-            return render_text(self._sim)
-        return render_queues(self._sim)
+            return render_text(self._core.sim)
+        return render_queues(self._core.sim)
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
     def sim(self) -> DispatchSim:
-        """The simulator (mutable; baselines should read ``state`` instead)."""
-        if self._sim is None:
-            raise RuntimeError("call reset() first")
-        return self._sim
+        """The simulator's state as a ``DispatchSim`` rebuilt from the compiled core: exact, but a copy.
+
+        Changing it changes nothing in the env; baselines should read ``state`` (cheaper).
+        """
+        return self._require_core().sim
 
     @property
     def state(self) -> StateView:
         """A read-only snapshot of hosts, queues and the pending job (see ``StateView``)."""
-        return self.sim.view()
+        return self._require_core().view()
 
     @property
     def pending_job(self) -> PendingJob:
         """The job awaiting a decision (cheaper than ``state`` when a policy needs only this)."""
-        job = self.sim.pending_view()
+        job = self._require_core().pending_view()
         if job is None:
             raise RuntimeError("the episode has ended; no job awaits a decision")
         return job
 
     def action_masks(self) -> np.ndarray:
-        """int8 mask over actions: 1 where the pending job may go (see Action Space)."""
-        pending = self.sim.pending
-        return self._masks[0 if pending is None else pending.exceeded + 1]
+        """int8 mask over actions: 1 where the pending job may go (see Action Space); all ones at the end."""
+        return self._masks[self._require_core().exceeded + 1]
 
     def encode_action(self, destination: int, limit_index: int) -> int:
         """The action for (destination, limit index); destination ``self.central`` is the central queue."""
@@ -321,7 +353,13 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         return int(np.searchsorted(self.time_limits, limit, side="left"))
 
     # ----------------------------------------------------------------- internals
-    def _checked_action(self, action: Any, job: Job) -> tuple[int, int]:
+    def _require_core(self) -> FastCore:
+        if self._core is None:
+            raise RuntimeError("call reset() first")
+        return self._core
+
+    def _checked_action(self, action: Any, core: FastCore) -> tuple[int, int, bool]:
+        """(destination, limit index, whether the action was masked and replaced by its fallback)."""
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
             index = int(action)
         else:
@@ -332,82 +370,42 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         if not 0 <= index < self.n_actions:
             raise ValueError(f"action={index} is out of range; it must lie in [0, {self.n_actions})")
         destination, limit = divmod(index, self.n_limits)
-        if limit <= job.exceeded:
+        exceeded = core.exceeded
+        if limit > exceeded:
+            return destination, limit, False
+        if self.invalid_action == "raise":
             raise ValueError(
                 f"action={index} (destination {destination}, limit index {limit}, limit {self.time_limits[limit]:g}) "
-                f"is masked: job {job.job_id} already exceeded limit index {job.exceeded} "
-                f"({self.time_limits[job.exceeded]:g}); choose a limit index > {job.exceeded}"
+                f"is masked: job {core.pending_id} already exceeded limit index {exceeded} "
+                f"({self.time_limits[exceeded]:g}); choose a limit index > {exceeded}"
             )
-        return destination, limit
+        return destination, exceeded + 1, True
 
-    def _observation(self, sim: DispatchSim | None = None) -> np.ndarray:
-        if sim is None:
-            sim = self.sim
-        now, scale, feature = sim.time, self.scale, self._limit_feature
-        known, max_jobs, log1p = self.size_known, self.max_jobs, math.log1p
-        values: list[float] = []
-        work = sim.host_work() if known else []
-        queues, run_start = sim.queues, sim.run_start
-        for host, job in enumerate(sim.running):
-            if job is None:
-                values += (0.0, log1p(len(queues[host])), 0.0, 0.0)
-            else:
-                elapsed = (now - run_start[host]) / scale
-                values += (1.0, log1p(len(queues[host])), log1p(elapsed), feature[job.limit + 1])
-            if known:
-                values.append(log1p(work[host] / scale))
-        values.append(log1p(len(sim.central)))
-        outside = 0
-        empty = self._empty_slot
-        for queue in (*queues, sim.central):
-            if not queue:
-                values += self._empty_window
-                continue
-            shown = min(len(queue), max_jobs)
-            for job in islice(queue, shown):
-                values += (
-                    1.0,
-                    feature[job.limit + 1],
-                    feature[job.exceeded + 1],
-                    log1p((now - job.arrival) / scale),
-                )
-                if known:
-                    values.append(log1p(job.size / scale))
-            values += empty * (max_jobs - shown)
-            outside += len(queue) - shown
-        pending = sim.pending
-        if pending is None:
-            values += [0.0] * self._pending_features
-        else:
-            hosts = pending.hosts
-            values += (
-                log1p((now - pending.arrival) / scale),
-                feature[pending.exceeded + 1],
-                log1p(len(hosts)),
-                (hosts[-1] + 1) / self.n_hosts if hosts else 0.0,
-            )
-            if known:
-                values.append(log1p(pending.size / scale))
-        values += (
-            log1p(len(sim.present)),
-            log1p(outside),
-            log1p(self._decision_gap / scale),
-            sim.next_arrival / sim.n_jobs,
-        )
-        self._n_outside = outside
-        # struct rounds each double to float32 as numpy does, at half the cost of np.array(values, float32).
-        return np.frombuffer(bytearray(struct.pack(self._observation_format, *values)), dtype=np.float32)
-
-    def _info(self, sim: DispatchSim, completed: list) -> dict[str, Any]:
-        pending = sim.pending
+    def _info(self, core: FastCore, completed: list, invalid: bool) -> dict[str, Any]:
         return {
-            "time": sim.time,
-            "n_jobs": len(sim.present),
+            "time": core.time,
+            "n_jobs": core.n_jobs,
             "completed": completed,
-            "action_mask": self._masks[0 if pending is None else pending.exceeded + 1].copy(),
-            "killed": self._killed,
-            "n_outside": self._n_outside,
+            "action_mask": self._masks[core.exceeded + 1].copy(),
+            "killed": core.killed,
+            "n_outside": core.n_outside,
+            "invalid_action": invalid,
         }
+
+
+def _scenario_params(
+    load: float, n_hosts: int, size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[float, float, float]:
+    """rho / (1 + rho), 1 / h and min(log10(1 + C²), 10): see the env's Observation Space."""
+    if jobs is None:
+        rho, scv = load, size_dist.scv
+    else:
+        arrivals, sizes = jobs
+        span = float(arrivals[-1] - arrivals[0])
+        rho = float(sizes.sum()) / (n_hosts * span) if span > 0 else math.inf
+        scv = float(sizes.var()) / float(sizes.mean()) ** 2
+    occupancy = 1.0 if math.isinf(rho) else rho / (1.0 + rho)
+    return occupancy, 1.0 / n_hosts, min(math.log10(1.0 + scv), PARAMS_HIGH[2])
 
 
 def _size_class_bounds(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarray] | None) -> tuple[float, ...]:
@@ -420,6 +418,10 @@ def _size_class_bounds(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarr
         draws = np.asarray(size_dist.sample(np.random.default_rng(0), 100_000), dtype=np.float64)
         return tuple(float(q) for q in np.quantile(draws, SIZE_CLASS_QUANTILES))
     low, high = support_bracket(size_dist)
+    if not math.isfinite(high):  # infinite variance (Pareto, alpha <= 2): widen until the top quantile is inside
+        high = 10.0 * size_dist.mean
+        while float(size_dist.cdf(high)) < SIZE_CLASS_QUANTILES[-1]:
+            high *= 10.0
     bounds = []
     for q in SIZE_CLASS_QUANTILES:
         if float(size_dist.cdf(low)) >= q:

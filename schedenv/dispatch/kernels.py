@@ -1,4 +1,4 @@
-"""Compiled event core of the dispatch family, shared by ``schedenv.fastpath.dispatch`` and ``vector``.
+"""Compiled event core of the dispatch family, run by ``fast`` (the env), ``vector`` and ``schedenv.fastpath.dispatch``.
 
 A numba transcription of ``sim.DispatchSim`` (Harchol-Balter, "Task assignment with unknown
 duration", J. ACM 2002, §1 and §4) on flat arrays, with the same floating-point operations in the
@@ -13,7 +13,10 @@ State of one copy (the batched env stacks B of them on a leading axis; ``Dispatc
   ``NEXT`` links the FCFS queues and the free list); a job's fields share a cache line;
 - hosts: ``hf[RUN_START|RUN_END|QUEUED_WORK|BUSY|FINAL_COUNT|FINAL_SUM, host]`` and ``hi[host]``, the
   running slot (-1 idle); queues ``qs[HEAD|TAIL|LENGTH, q]`` for hosts 0..h-1 and the central queue h;
-- counters ``si`` and sums ``sf`` (indices below), and ``ct[COUNT|SUM, size class]``.
+- counters ``si`` and sums ``sf`` (indices below), and ``ct[COUNT|SUM, size class]``;
+- optionally, per-job results indexed by job id: ``done_f[completion|wasted|queueing, job]`` and
+  ``done_i[runs|final host, job]``, plus a third row ``done_i[COMPLETION_ORDER]`` listing the ids in
+  completion order (pass arrays with no columns to keep none).
 
 Every kernel is compiled with numba's ``_nrt=False`` (``NO_NRT``): they allocate nothing (callers pass every
 array, scratch space included), and without the runtime's reference counting of the arrays that the
@@ -45,6 +48,8 @@ N_FLOATS = 14
 PARTIALS = 96
 """``sf[N_FLOATS:]`` is ``fsum_counted``'s scratch space (the kernels allocate nothing; see the module doc)."""
 COUNT, SUM = range(2)
+COMPLETION_ORDER = 2
+"""Optional third row of the per-job ``done_i``: the ids of the completed jobs in completion order."""
 
 DECISION, END, CHUNK_END, FULL = range(4)
 """``advance`` outcomes: a job awaits a decision; all done; the next arrival is in the next chunk; no free slot."""
@@ -230,6 +235,8 @@ def _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, 
     if done_f.shape[1]:
         done_f[0, job_id], done_f[1, job_id], done_f[2, job_id] = now, wasted, queueing
         done_i[0, job_id], done_i[1, job_id] = ji[slot, RUNS], host
+        if done_i.shape[0] > COMPLETION_ORDER:
+            done_i[COMPLETION_ORDER, si[N_COMPLETED] - 1] = job_id
 
 
 @numba.njit(cache=True, inline="always", **NO_NRT)
@@ -334,7 +341,7 @@ def clear(jf, ji, hf, hi, qs, si, sf, ct):
 
 @numba.njit(cache=True, **NO_NRT)
 def observe(obs, jf, ji, hf, hi, qs, si, sf, n_limits, max_jobs, scale, known, n_jobs_total):
-    """``DispatchEnv._observation`` into ``obs`` (float32); returns the queued jobs outside the windows."""
+    """``ReferenceCore``'s observation (``core.py``) into ``obs`` (float32); returns the jobs outside the windows."""
     n_hosts, now = hi.size, sf[TIME]
     pos = 0
     for host in range(n_hosts):

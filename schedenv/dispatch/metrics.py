@@ -1,5 +1,5 @@
 """The env's ``episode_metrics`` from the compiled core's running sums (``kernels``), for the batched
-env and the fast path: one tally, ``records.EpisodeTally``, computes them for every path.
+env, the env and the fast path: one tally, ``records.EpisodeTally``, computes them for every path.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from schedenv.dispatch.kernels import (
 from schedenv.dispatch.records import EpisodeTally
 
 
-def episode_metrics(
+def tally_of(
     n_hosts: int, class_bounds: tuple[float, ...], hf: np.ndarray, si: np.ndarray, sf: np.ndarray, ct: np.ndarray
-) -> dict[str, float]:
-    """``episode_metrics`` of one copy through ``EpisodeTally.metrics`` itself, from the kernel's running sums."""
+) -> EpisodeTally:
+    """The ``EpisodeTally`` of one copy, from the kernels' running sums (``records``'s definitions)."""
     tally = EpisodeTally(n_hosts, class_bounds=tuple(class_bounds))
     (
         tally.response,
@@ -41,4 +41,11 @@ def episode_metrics(
     tally.busy = hf[BUSY].tolist()
     tally.final_host = [[float(c), float(s)] for c, s in zip(hf[FINAL_COUNT], hf[FINAL_SUM], strict=True)]
     tally.size_class = [[float(c), float(s)] for c, s in zip(ct[COUNT], ct[SUM], strict=True)]
-    return tally.metrics(float(sf[TIME]))
+    return tally
+
+
+def episode_metrics(
+    n_hosts: int, class_bounds: tuple[float, ...], hf: np.ndarray, si: np.ndarray, sf: np.ndarray, ct: np.ndarray
+) -> dict[str, float]:
+    """``episode_metrics`` of one copy through ``EpisodeTally.metrics`` itself, from the kernel's running sums."""
+    return tally_of(n_hosts, class_bounds, hf, si, sf, ct).metrics(float(sf[TIME]))

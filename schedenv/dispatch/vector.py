@@ -1,26 +1,35 @@
 """A native batched ``Dispatch-v0``: B copies stepped in one compiled call (DESIGN §7).
 
 ``gym.make_vec("schedenv/Dispatch-v0", num_envs=B, **kwargs)`` builds it (the id's
-``vector_entry_point``). Each copy runs the compiled transcription of ``DispatchSim`` and of
-``DispatchEnv._observation`` (``kernels.step_rows``), with the same floating-point operations, and
-draws its workload with the single env's own draw from its own generator, so a batch reset with
+``vector_entry_point``). Each copy runs the kernels the single env runs (``kernels.step_rows``, the
+compiled transcription of ``DispatchSim`` and of the observation; see ``fast.py``) and draws its
+workload with the single env's own draw from its own generator, so a batch reset with
 ``seed=s`` equals B single envs reset with seeds s, s+1, ... stepped in a loop: same observations,
 rewards, terminations and ``info`` entries (``tests/perf``). Copies are stepped one after the other in
 one thread (see ``schedenv.malleable.vector`` for why: run one process per core instead).
 
 Actions are a (B,) integer array of the single env's ``Discrete`` actions; ``action_masks()`` gives the
-(B, n_actions) int8 masks (what MaskablePPO reads) and ``info["action_mask"]`` the same. A masked,
-out-of-range or non-integer action raises ``ValueError`` naming the copies, and changes nothing.
+(B, n_actions) int8 masks (what MaskablePPO reads) and ``info["action_mask"]`` the same. A masked action
+is handled per copy as the single env's ``invalid_action`` says (default ``"fallback"``: same destination,
+the next limit above the one the job exceeded; ``"penalty"`` also subtracts ``invalid_action_penalty``
+from that copy's reward; ``"raise"``: ``ValueError`` naming the copies, and nothing changes), so
+``action_space.sample()`` is a legal batch of actions. An out-of-range or non-integer action raises
+``ValueError`` naming the copies in every mode, and changes nothing.
 
-Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
-copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
-terminates it; ``info["final_obs"]`` and ``info["final_info"]`` hold what it ended with). Options:
-``reset(options={"reset_mask": mask})`` resets only the masked copies.
+It equals ``SyncVectorEnv`` over the single env (``vectorization_mode="sync"``) bit for bit, in both
+autoreset modes of Gymnasium 1.x (``tests/dispatch/test_vector_sync.py``): ``"NextStep"`` (default: the
+step after a termination resets that copy, ignoring its action, with reward 0) and ``"SameStep"`` (the
+copy resets in the step that terminates it; ``info["final_obs"]`` is an object array holding the final
+observation of the copies that ended, None elsewhere, and ``info["final_info"]`` their last step's
+``info``). Options: ``reset(options={"reset_mask": mask})`` resets only the masked copies.
 
-``info`` holds arrays ``time``, ``n_jobs``, ``killed``, ``n_outside`` and ``action_mask`` and, for copies
-whose episode ended, ``episode_metrics`` (a dict of arrays, valid where ``info["_episode_metrics"]``).
-Per-job ``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
-``render_mode`` is not supported.
+``info`` holds arrays ``time``, ``n_jobs``, ``killed``, ``n_outside``, ``invalid_action`` and
+``action_mask`` and, for copies whose episode ended, ``episode_metrics`` (a dict of arrays, valid where
+``info["_episode_metrics"]``, 0 elsewhere); in ``"SameStep"`` mode it is in ``final_info`` too. A reset's
+``info`` describes the copies it reset (entries 0 and masks False for the others). Per-job
+``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
+``observe_params=True`` appends the scenario's parameters as in the single env. ``render_mode`` is not
+supported.
 """
 
 from __future__ import annotations
@@ -32,14 +41,12 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from schedenv.dispatch.env import DispatchEnv
+from schedenv.dispatch.fast import INITIAL_CAPACITY
 from schedenv.dispatch.kernels import KILLED, N_PRESENT, TIME, DispatchArrays, reset_rows, step_rows
 from schedenv.dispatch.metrics import episode_metrics
 from schedenv.validation import check_choice, check_int
 from schedenv.vector_reset import reseed_copies
 from schedenv.workloads import poisson_job_stream
-
-INITIAL_CAPACITY = 64
-"""Job slots per copy at first; the pool doubles when a copy could run out."""
 
 
 class DispatchVectorEnv(VectorEnv):
@@ -60,7 +67,7 @@ class DispatchVectorEnv(VectorEnv):
         self.single_action_space = template.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.n_actions = template.n_actions
+        self.n_actions, self.n_limits = template.n_actions, template.n_limits
         self._limits = np.asarray(template.time_limits, dtype=np.float64)
         self._bounds = np.asarray(template.size_class_bounds, dtype=np.float64)
         self._per_size = template.objective in ("slowdown", "waiting_slowdown")
@@ -70,7 +77,9 @@ class DispatchVectorEnv(VectorEnv):
         n = int(template.jobs[1].size) if template.jobs is not None else template.n_arrivals
         self._arrival_times, self._sizes = np.zeros((b, n)), np.zeros((b, n))
         self._state = DispatchArrays(b, template.n_hosts, self._bounds.size + 1, min(INITIAL_CAPACITY, n + 1))
-        self._obs = np.zeros((b, template._pending_start + template._pending_features + 4), dtype=np.float32)
+        layout = template.layout
+        self._obs = np.zeros((b, layout.length), dtype=np.float32)
+        self._obs[:, layout.summary_end :] = layout.shown_params  # constant; the kernels write the rest
         self._out_i = np.zeros((b, 3), dtype=np.int64)
         """Per copy: mask row (largest exceeded limit index + 1), queued jobs outside the windows, terminated."""
         self._rewards = np.zeros(b)
@@ -88,12 +97,14 @@ class DispatchVectorEnv(VectorEnv):
         self._reset(indices)
         self._autoreset[indices] = False
         self._started = True
-        return self._obs.copy(), self._info()
+        reset = np.zeros(self.num_envs, dtype=np.bool_)
+        reset[indices] = True
+        return self._obs.copy(), _only_copies(self._info(np.zeros(self.num_envs, dtype=np.bool_)), reset)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        chosen = self._check_actions(actions)
+        chosen, invalid = self._check_actions(actions)
         state = self._state
         if int(state.si[:, N_PRESENT].max()) >= state.capacity:  # a step admits at most one job
             state.grow()
@@ -105,22 +116,28 @@ class DispatchVectorEnv(VectorEnv):
             self.template.size_known, self._out_i, self._rewards, *self._no_records,
         )  # fmt: skip
         rewards = self._rewards.copy()
+        if self.template.invalid_action == "penalty":
+            rewards[invalid] -= self.template.invalid_action_penalty
         terminated = self._out_i[:, 2].astype(np.bool_)
-        rewards[resetting], terminated[resetting] = 0.0, False
+        rewards[resetting], terminated[resetting], invalid[resetting] = 0.0, False, False
         ended = np.flatnonzero(terminated)
         info: dict[str, Any] = {}
         if ended.size:
             info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
             if ended.size:
-                final_info = info | self._info()
-                info["final_obs"], info["_final_obs"] = self._obs.copy(), terminated.copy()
-                info["final_info"], info["_final_info"] = final_info, terminated.copy()
+                final_obs = np.full(self.num_envs, None, dtype=object)
+                for i in ended:
+                    final_obs[i] = self._obs[i].copy()
+                info["final_info"] = _only_copies(info | self._info(invalid), terminated)
+                info["_final_info"] = terminated.copy()
+                info["final_obs"], info["_final_obs"] = final_obs, terminated.copy()
                 self._reset(ended)
+                invalid = invalid & ~terminated  # a reset copy reports its reset info
         else:
             self._reset(resetting)
             self._autoreset = terminated
-        info.update(self._info())
+        info.update(self._info(invalid))
         return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
 
     def action_masks(self) -> np.ndarray:
@@ -128,7 +145,8 @@ class DispatchVectorEnv(VectorEnv):
         return np.take(self._mask_table, self._out_i[:, 0], axis=0)  # faster than fancy indexing
 
     # ----------------------------------------------------------------- internals
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The actions to apply (masked ones replaced by their fallback) and which were masked."""
         chosen = np.asarray(actions)
         if chosen.shape != (self.num_envs,) or chosen.dtype.kind not in "iu":
             raise ValueError(
@@ -142,13 +160,18 @@ class DispatchVectorEnv(VectorEnv):
                 f"actions of copies {np.flatnonzero(outside).tolist()} are out of range; "
                 f"each must lie in [0, {self.n_actions})"
             )
-        masked = self._mask_table[self._out_i[:, 0], chosen] == 0
+        # Row r of the mask table allows exactly the limit indices >= r (r = largest exceeded index + 1).
+        destination, limit = np.divmod(chosen, self.n_limits)
+        allowed = self._out_i[:, 0]
+        masked = limit < allowed
         if masked.any():
-            raise ValueError(
-                f"actions of copies {np.flatnonzero(masked).tolist()} are masked: their jobs already exceeded "
-                "that limit; see action_masks()"
-            )
-        return chosen
+            if self.template.invalid_action == "raise":
+                raise ValueError(
+                    f"actions of copies {np.flatnonzero(masked).tolist()} are masked: their jobs already exceeded "
+                    "that limit; see action_masks()"
+                )
+            chosen = destination * self.n_limits + np.maximum(limit, allowed)
+        return chosen, masked
 
     def _reset(self, rows: np.ndarray) -> None:
         template = self.template
@@ -167,7 +190,7 @@ class DispatchVectorEnv(VectorEnv):
             template.size_known, self._out_i, self._rewards, *self._no_records,
         )  # fmt: skip
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, invalid: np.ndarray) -> dict[str, Any]:
         everyone = np.ones(self.num_envs, dtype=np.bool_)
         state = self._state
         return {
@@ -179,12 +202,14 @@ class DispatchVectorEnv(VectorEnv):
             "_killed": everyone,
             "n_outside": self._out_i[:, 1].copy(),
             "_n_outside": everyone,
+            "invalid_action": invalid,
+            "_invalid_action": everyone,
             "action_mask": self.action_masks(),
             "_action_mask": everyone,
         }
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
-        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""
+        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; 0 elsewhere, as in SyncVectorEnv)."""
         state, template = self._state, self.template
         per_copy = {
             int(i): episode_metrics(
@@ -193,10 +218,25 @@ class DispatchVectorEnv(VectorEnv):
             for i in ended
         }
         names = list(next(iter(per_copy.values())))
-        values = {name: np.full(self.num_envs, np.nan) for name in names}
+        values = {name: np.zeros(self.num_envs) for name in names}
         for i, metrics in per_copy.items():
             for name, value in metrics.items():
                 values[name][i] = value
         mask = np.zeros(self.num_envs, dtype=np.bool_)
         mask[ended] = True
         return values | {f"_{name}": mask for name in names}
+
+
+def _only_copies(info: dict[str, Any], rows: np.ndarray) -> dict[str, Any]:
+    """``info`` as ``SyncVectorEnv`` gathers it from the copies ``rows`` alone: 0 elsewhere, masks ``rows``."""
+    gathered: dict[str, Any] = {}
+    for key, value in info.items():
+        if key.startswith("_"):
+            continue
+        if isinstance(value, dict):
+            gathered[key] = _only_copies(value, rows)
+        else:
+            gathered[key] = np.zeros_like(value)
+            gathered[key][rows] = value[rows]
+        gathered[f"_{key}"] = rows.copy()
+    return gathered

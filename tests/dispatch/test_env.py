@@ -152,12 +152,12 @@ def test_bad_actions_raise_and_leave_the_state_unchanged(action: object) -> None
     with pytest.raises(ValueError, match="action"):
         env.step(action)
     assert repr(env.state) == repr(before)
-    np.testing.assert_array_equal(env._observation(), obs)
+    np.testing.assert_array_equal(env._require_core().observation(), obs)
     env.step(env.encode_action(0, env.n_limits - 1))  # still usable
 
 
 def test_masked_action_raises_and_leaves_the_state_unchanged() -> None:
-    env = DispatchEnv(jobs=[(0, 10), (5, 1)], time_limits=[1, 2])
+    env = DispatchEnv(jobs=[(0, 10), (5, 1)], time_limits=[1, 2], invalid_action="raise")
     env.reset(seed=0)
     env.step(env.encode_action(0, 0))
     snapshot = repr(env.state)

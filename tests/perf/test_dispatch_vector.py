@@ -140,7 +140,7 @@ def test_reset_mask_resets_only_the_masked_copies() -> None:
 
 
 def test_invalid_actions_raise_and_change_nothing() -> None:
-    kwargs = {"n_arrivals": 20, "time_limits": [1.0, 100.0]}
+    kwargs = {"n_arrivals": 20, "time_limits": [1.0, 100.0], "invalid_action": "raise"}
     venv, twin = DispatchVectorEnv(num_envs=2, **kwargs), DispatchVectorEnv(num_envs=2, **kwargs)
     venv.reset(seed=3)
     twin.reset(seed=3)
