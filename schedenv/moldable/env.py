@@ -60,7 +60,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     Each step is one call of a compiled core (``fast.py``, numba) that applies the action, advances
     and writes the observation and mask; the pure simulator (``sim.py``) with its numpy translation
     (``core.py``) is the specification, and a test steps both with the same actions and compares
-    observations, masks, rewards and records.
+    observations, masks, rewards and records. ``gym.make_vec(id, num_envs=B)`` builds the native
+    batched env (``vector.py``), equal to B of these envs in a ``SyncVectorEnv``.
 
     ## Action Space
     ``action_mode="flat"`` (default): ``Discrete(max_jobs * n_procs + 1)``; action
@@ -94,7 +95,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
       return stays exactly minus the total turnaround time.
     - ``"penalty"``: the same fallback, and ``invalid_action_penalty`` (in the reward's units,
       job-seconds) is subtracted from that step's reward (the return is then minus the total
-      turnaround time minus the penalties).
+      turnaround time minus the penalties). The default 1.0 is small against a step's reward
+      (jobs in system x elapsed seconds, often thousands); scale it with ``time_scale``.
     - ``"raise"``: ``ValueError``, and nothing changes (for agents that must respect the masks).
 
     A value outside the action space (out of range, non-integer, wrong shape) raises ``ValueError``
@@ -133,8 +135,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     | 8K + 10 + 2R   | log10(largest work / smallest work) / 10                                 | 0   | inf |
 
     The release profile (rows ``8K + 7 ..``) lists the running jobs in order of end time (ties in
-    start order), at most R of them: it is what EASY backfilling reads (HRF paper §6.1.3, aggressive
-    backfilling). The head job's shadow time is the end of the first running job by which the free
+    start order), at most R of them: it is what EASY (aggressive) backfilling reads (HRF paper §3.2,
+    §6.1.3). The head job's shadow time is the end of the first running job by which the free
     processors plus those released reach its count, and the extra processors are those then left
     over; jobs beyond the R listed release m - free - (listed processors) processors, all after the
     last listed end. The default R = 16 covers the running jobs of HRF-EASY at the paper's light

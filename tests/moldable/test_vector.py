@@ -210,3 +210,19 @@ def test_sb3_adapter_gives_maskable_ppo_one_mask_row_per_copy() -> None:
             assert math.isclose(info_a[i]["episode_metrics"]["ATT"], expected, rel_tol=1e-9)
             finished += 1
     assert finished >= 3
+
+
+def test_scenario_parameters_end_every_copys_observation() -> None:
+    kwargs = {"n_procs": 32, "n_jobs": 8, "arrival_interval": "heavy", "observe_params": True}
+    venv = MoldableVectorEnv(num_envs=3, autoreset_mode="SameStep", **kwargs)
+    params = venv.template.params
+    assert params.size == 4 and venv.single_observation_space.shape == (8 * 32 + 7 + 2 * 16 + 4,)
+    obs, _ = venv.reset(seed=0)
+    ended = 0
+    for _ in range(60):
+        np.testing.assert_array_equal(obs[:, -4:], np.broadcast_to(params, (3, 4)))
+        obs, _, terminated, _, info = venv.step(venv.action_space.sample())
+        for i in np.flatnonzero(terminated):
+            np.testing.assert_array_equal(info["final_obs"][i][-4:], params)
+            ended += 1
+    assert ended >= 3
