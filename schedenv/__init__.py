@@ -25,7 +25,11 @@ register(
     entry_point="schedenv.dispatch.env:DispatchEnv",
     vector_entry_point="schedenv.dispatch.vector:DispatchVectorEnv",
 )
-register(id="schedenv/Moldable-v0", entry_point="schedenv.moldable.env:MoldableEnv")
+register(
+    id="schedenv/Moldable-v0",
+    entry_point="schedenv.moldable.env:MoldableEnv",
+    vector_entry_point="schedenv.moldable.vector:MoldableVectorEnv",
+)
 register(
     id="schedenv/MultiserverJob-v0",
     entry_point="schedenv.multiserver.env:MultiserverJobEnv",

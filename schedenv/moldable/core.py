@@ -17,12 +17,23 @@ import math
 import numpy as np
 
 from schedenv.moldable.sim import MoldableSim, MoldableView, Outcome, view_of
-from schedenv.moldable.workload import MoldableJobSet
+from schedenv.moldable.workload import CirneWorkload, MoldableJobSet
 
 SLOT_FEATURES = 8
 """Per-slot features (see the env's Observation Space table)."""
 GLOBAL_FEATURES = 7
 """Summary features after the slots (see the env's Observation Space table)."""
+RELEASE_FEATURES = 2
+"""Features per running job of the release profile after the summary (remaining time, processors)."""
+PARAM_FEATURES = 4
+"""Scenario parameters appended with ``observe_params`` (see the env's Observation Space table)."""
+DEFAULT_MAX_RUNNING = 16
+"""Running jobs in the release profile by default (HRF-EASY's 99th percentile at the paper's light load)."""
+
+
+def obs_length(max_jobs: int, max_running: int) -> int:
+    """Length of the core's observation: window slots, summary, release profile (no scenario parameters)."""
+    return SLOT_FEATURES * max_jobs + GLOBAL_FEATURES + RELEASE_FEATURES * max_running
 
 
 def encode_action(slot: int, procs: int, n_procs: int) -> int:
@@ -37,11 +48,39 @@ def decode_action(action: int, n_procs: int, max_jobs: int) -> tuple[int, int] |
     return action // n_procs, action % n_procs + 1
 
 
+def factored_mask(mask: np.ndarray, max_jobs: int, n_procs: int) -> np.ndarray:
+    """The factored action space's mask (slot or wait, then count) from flat masks (last axis): a slot is
+    allowed if it may start on some count, a count if some slot may start on it (all ones once done)."""
+    starts = mask[..., : max_jobs * n_procs].reshape(*mask.shape[:-1], max_jobs, n_procs)
+    return np.concatenate((starts.max(axis=-1), mask[..., -1:], starts.max(axis=-2)), axis=-1)
+
+
+def scenario_params(n_procs: int, generator: CirneWorkload | None, jobs: MoldableJobSet | None) -> np.ndarray:
+    """The scenario parameters of the env's Observation Space table (float32): log2(m) / 10, the work
+    load rho / (1 + rho), the mean sigma s / (1 + s), log10 of the work range / 10. From the
+    generator's parameters when there is one, else from the statistics of the fixed job set."""
+    if generator is not None:
+        rho = generator.work_load(n_procs)
+        sigma = (generator.sigma_low + generator.sigma_high) / 2
+        spread = generator.work_high / generator.work_low
+    else:
+        assert jobs is not None
+        span = float(jobs.submit.max() - jobs.submit.min())
+        rho = float(jobs.size.mean()) * (jobs.n_jobs - 1) / (n_procs * span) if span > 0 else math.inf
+        downey = np.isfinite(jobs.L)
+        sigma = float(jobs.sigma[downey].mean()) if downey.any() else 0.0
+        spread = float(jobs.size.max() / jobs.size.min())
+    load = 1.0 if math.isinf(rho) else rho / (1 + rho)
+    return np.array([math.log2(n_procs) / 10, load, sigma / (1 + sigma), math.log10(spread) / 10], dtype=np.float32)
+
+
 class ReferenceCore:
     """``MoldableSim`` with the observation and mask built in numpy (the specification)."""
 
-    def __init__(self, jobs: MoldableJobSet, max_jobs: int, time_scale: float) -> None:
-        self.jobs, self.max_jobs, self.time_scale = jobs, max_jobs, time_scale
+    def __init__(
+        self, jobs: MoldableJobSet, max_jobs: int, time_scale: float, max_running: int = DEFAULT_MAX_RUNNING
+    ) -> None:
+        self.jobs, self.max_jobs, self.time_scale, self.max_running = jobs, max_jobs, time_scale, max_running
         self.n_procs = jobs.n_procs
         self.sim = MoldableSim(jobs, max_jobs)
         self._counts = np.arange(1, self.n_procs + 1)
@@ -94,7 +133,7 @@ class ReferenceCore:
         sim = self.sim
         s = sim.state
         m, scale = self.n_procs, self.time_scale
-        obs = np.zeros(SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES, dtype=np.float32)
+        obs = np.zeros(obs_length(self.max_jobs, self.max_running), dtype=np.float32)
         w = sim.window_size
         if w:
             slots = obs[: SLOT_FEATURES * self.max_jobs].reshape(self.max_jobs, SLOT_FEATURES)[:w]
@@ -108,7 +147,7 @@ class ReferenceCore:
             slots[:, 0] = 1.0
             slots[:, 1:5] = np.log1p(times / scale)
             slots[:, 5:8] = features[:, 2:5] / m
-        tail = obs[-GLOBAL_FEATURES:]
+        tail = obs[SLOT_FEATURES * self.max_jobs :]
         tail[0] = s.free / m
         tail[1] = s.n_running / m
         tail[2] = math.log1p(s.n_queued)
@@ -119,11 +158,16 @@ class ReferenceCore:
             remaining = s.running_end[: s.n_running] - s.time
             tail[5] = math.log1p(float(remaining.min()) / scale)
             tail[6] = math.log1p(float(remaining @ s.running_procs[: s.n_running]) / (m * scale))
+            by_end = np.argsort(s.running_end[: s.n_running], kind="stable")[: self.max_running]
+            release = tail[GLOBAL_FEATURES : GLOBAL_FEATURES + RELEASE_FEATURES * by_end.size]
+            release[0::2] = np.log1p(remaining[by_end] / scale)
+            release[1::2] = s.running_procs[by_end] / m
         return obs
 
     def _refresh_mask(self) -> None:
+        """The decision's mask; all ones once the episode is over (nothing is left to decide)."""
         sim, mask = self.sim, self.mask
-        mask[:] = 0
+        mask[:] = sim.done
         if not sim.done:
             s = sim.state
             w = sim.window_size

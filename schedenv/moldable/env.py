@@ -15,8 +15,19 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedenv.moldable.core import GLOBAL_FEATURES, SLOT_FEATURES, decode_action, encode_action
-from schedenv.moldable.fast import FastCore
+from schedenv.moldable.core import (
+    DEFAULT_MAX_RUNNING,
+    GLOBAL_FEATURES,
+    PARAM_FEATURES,
+    RELEASE_FEATURES,
+    SLOT_FEATURES,
+    decode_action,
+    encode_action,
+    factored_mask,
+    obs_length,
+    scenario_params,
+)
+from schedenv.moldable.fast import FastCore, fallback_action
 from schedenv.moldable.render import render_gantt, render_text
 from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 from schedenv.moldable.workload import LOADS, CirneWorkload, MoldableJobSet, parse_jobs, trace_jobs
@@ -28,9 +39,13 @@ DEFAULT_N_PROCS = 128
 """The paper's simulated cluster (§6.1.1)."""
 DEFAULT_N_JOBS = 200
 """The paper's 200 jobs per trace (§6.1.2)."""
+INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
+"""What ``step`` does with a masked action (see the env's Action Space)."""
+ACTION_MODES: tuple[str, ...] = ("flat", "factored")
+"""The two action spaces (see the env's Action Space)."""
 
 
-class MoldableEnv(gym.Env[np.ndarray, np.int64]):
+class MoldableEnv(gym.Env[np.ndarray, Any]):
     """Choose which queued moldable job starts next, and on how many processors.
 
     ## Description
@@ -45,39 +60,96 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
     Each step is one call of a compiled core (``fast.py``, numba) that applies the action, advances
     and writes the observation and mask; the pure simulator (``sim.py``) with its numpy translation
     (``core.py``) is the specification, and a test steps both with the same actions and compares
-    observations, masks, rewards and records.
+    observations, masks, rewards and records. ``gym.make_vec(id, num_envs=B)`` builds the native
+    batched env (``vector.py``), equal to B of these envs in a ``SyncVectorEnv``.
 
     ## Action Space
-    ``Discrete(max_jobs * n_procs + 1)``: action ``slot * n_procs + (procs - 1)`` starts the job in
-    window slot ``slot`` on ``procs`` processors; the last action, ``max_jobs * n_procs``, waits.
-    Use ``encode(slot, procs)``, ``decode(action)`` and ``wait_action``. ``action_masks()`` (and
-    ``info["action_mask"]``, int8) allow exactly the starts that fit: a real job in the slot,
-    ``procs`` <= free processors, and ``procs`` allowed for the job (finite runtime); "wait" is
-    allowed unless nothing runs and no job is still to arrive. A masked, out-of-range or
-    non-integer action raises ``ValueError`` and leaves the state unchanged.
+    ``action_mode="flat"`` (default): ``Discrete(max_jobs * n_procs + 1)``; action
+    ``slot * n_procs + (procs - 1)`` starts the job in window slot ``slot`` on ``procs`` processors;
+    the last action, ``max_jobs * n_procs``, waits. Use ``encode(slot, procs)``, ``decode(action)``
+    and ``wait_action``. ``action_masks()`` (and ``info["action_mask"]``, int8) allow exactly the
+    starts that fit: a real job in the slot, ``procs`` <= free processors, and ``procs`` allowed for
+    the job (finite runtime); "wait" is allowed unless nothing runs and no job is still to arrive.
+
+    ``action_mode="factored"``: ``MultiDiscrete([max_jobs + 1, n_procs])``, ``(slot, procs - 1)``
+    with slot ``max_jobs`` meaning wait (the count is then ignored). It is the flat action
+    ``encode(slot, procs)`` (or wait) under another name, for policies that choose the job and the
+    count with two heads. Its mask (``max_jobs + 1 + n_procs`` entries, MaskablePPO's layout for
+    ``MultiDiscrete``) is per component: slot i is allowed if it can start on some count (wait as
+    above), count n if some window job can start on n. Both allowed separately does not make the
+    pair allowed (slot i may not take count n); such a pair is a masked action.
+
+    A masked action (an element of the space that does not fit now) is handled as
+    ``invalid_action`` says:
+
+    - ``"fallback"`` (default): the valid action closest to the agent's intent is taken instead,
+      and ``info["invalid_action"]`` is True. A start of slot s on n processors becomes slot s on
+      the largest allowed count <= n, else on the smallest allowed count above n (the agent's job,
+      the nearest count, preferring not to take processors it did not ask for); if slot s cannot
+      start at all (padding, or no count of it fits), the env waits when waiting is allowed (nothing
+      the agent named can start, so nothing starts), else it takes the first valid action. A masked
+      wait (nothing runs and no job is still to arrive, so time cannot move) becomes the first valid
+      action: the earliest window slot on its smallest allowed count. It is the default so that
+      every element of the action space is a legal argument to ``step``: Gymnasium's and SB3's
+      ``check_env`` and an unmasked ``PPO("MlpPolicy", env)`` or ``DQN`` run as they are, and the
+      return stays exactly minus the total turnaround time.
+    - ``"penalty"``: the same fallback, and ``invalid_action_penalty`` (in the reward's units,
+      job-seconds) is subtracted from that step's reward (the return is then minus the total
+      turnaround time minus the penalties). The default 1.0 is small against a step's reward
+      (jobs in system x elapsed seconds, often thousands); scale it with ``time_scale``.
+    - ``"raise"``: ``ValueError``, and nothing changes (for agents that must respect the masks).
+
+    A value outside the action space (out of range, non-integer, wrong shape) raises ``ValueError``
+    in every mode and changes nothing. After the step that ends the episode the mask is all ones.
 
     ## Observation Space
-    ``Box(float32)`` of length ``8 * max_jobs + 7``; K = ``max_jobs``, slot i occupies
-    ``8i .. 8i+7``. Slots hold the queued jobs in arrival (FCFS) order. Times are divided by
-    ``time_scale`` (the mean arrival interval for generated workloads, else the mean job size).
+    ``Box(float32)`` of length ``8 K + 7 + 2 R`` (+ 4 with ``observe_params``), K = ``max_jobs``,
+    R = ``max_running``: K window slots of 8 features (slot i occupies ``8i .. 8i+7``), 7 summary
+    features, the release profile (R running jobs of 2 features), then the scenario parameters.
+    Slots hold the queued jobs in arrival (FCFS) order. Times are divided by ``time_scale`` (the
+    mean arrival interval for generated workloads, else the mean job size). The layout is exposed as
+    ``env.unwrapped.max_jobs``, ``slot_features`` (8) and ``slots_start`` (0).
 
-    | index   | meaning                                                                 | min | max |
-    |---------|-------------------------------------------------------------------------|-----|-----|
-    | 8i      | slot i holds a job (1) or is padding (0)                                 | 0   | 1   |
-    | 8i + 1  | log1p(time waited / time_scale)                                          | 0   | inf |
-    | 8i + 2  | log1p(size / time_scale) (work, node-seconds)                            | 0   | inf |
-    | 8i + 3  | log1p(fastest runtime min_n T(n) / time_scale)                           | 0   | inf |
-    | 8i + 4  | log1p(T(k) / time_scale), k = max(1, min(free, 8i+5 count)); 0 if not allowed | 0 | inf |
-    | 8i + 5  | smallest count reaching the fastest runtime / m                          | 0   | 1   |
-    | 8i + 6  | smallest allowed count n_min / m                                         | 0   | 1   |
-    | 8i + 7  | rigid requested count / m                                                | 0   | 1   |
-    | 8K      | free processors / m                                                      | 0   | 1   |
-    | 8K + 1  | running jobs / m                                                         | 0   | 1   |
-    | 8K + 2  | log1p(queued jobs)                                                       | 0   | inf |
-    | 8K + 3  | log1p(queued jobs outside the window)                                    | 0   | inf |
-    | 8K + 4  | log1p(their total size / (m time_scale))                                 | 0   | inf |
-    | 8K + 5  | log1p(time to the next completion / time_scale) (0 if none runs)         | 0   | inf |
-    | 8K + 6  | log1p(sum of procs x remaining runtime of running jobs / (m time_scale)) | 0   | inf |
+    | index          | meaning                                                                 | min | max |
+    |----------------|-------------------------------------------------------------------------|-----|-----|
+    | 8i             | slot i holds a job (1) or is padding (0)                                 | 0   | 1   |
+    | 8i + 1         | log1p(time waited / time_scale)                                          | 0   | inf |
+    | 8i + 2         | log1p(size / time_scale) (work, node-seconds)                            | 0   | inf |
+    | 8i + 3         | log1p(fastest runtime min_n T(n) / time_scale)                           | 0   | inf |
+    | 8i + 4         | log1p(T(k) / time_scale), k = max(1, min(free, 8i+5 count)); 0 if not allowed | 0 | inf |
+    | 8i + 5         | smallest count reaching the fastest runtime / m                          | 0   | 1   |
+    | 8i + 6         | smallest allowed count n_min / m                                         | 0   | 1   |
+    | 8i + 7         | rigid requested count / m                                                | 0   | 1   |
+    | 8K             | free processors / m                                                      | 0   | 1   |
+    | 8K + 1         | running jobs / m                                                         | 0   | 1   |
+    | 8K + 2         | log1p(queued jobs)                                                       | 0   | inf |
+    | 8K + 3         | log1p(queued jobs outside the window)                                    | 0   | inf |
+    | 8K + 4         | log1p(their total size / (m time_scale))                                 | 0   | inf |
+    | 8K + 5         | log1p(time to the next completion / time_scale) (0 if none runs)         | 0   | inf |
+    | 8K + 6         | log1p(sum of procs x remaining runtime of running jobs / (m time_scale)) | 0   | inf |
+    | 8K + 7 + 2r    | log1p(remaining runtime of the r-th running job by end time / time_scale) | 0  | inf |
+    | 8K + 8 + 2r    | its processors / m (0: fewer than r + 1 jobs run)                        | 0   | 1   |
+    | 8K + 7 + 2R    | log2(m) / 10                                                             | 0   | inf |
+    | 8K + 8 + 2R    | work load rho / (1 + rho), rho = mean work / (m x mean arrival gap)      | 0   | 1   |
+    | 8K + 9 + 2R    | mean Downey sigma s / (1 + s)                                            | 0   | 1   |
+    | 8K + 10 + 2R   | log10(largest work / smallest work) / 10                                 | 0   | inf |
+
+    The release profile (rows ``8K + 7 ..``) lists the running jobs in order of end time (ties in
+    start order), at most R of them: it is what EASY (aggressive) backfilling reads (HRF paper §3.2,
+    §6.1.3). The head job's shadow time is the end of the first running job by which the free
+    processors plus those released reach its count, and the extra processors are those then left
+    over; jobs beyond the R listed release m - free - (listed processors) processors, all after the
+    last listed end. The default R = 16 covers the running jobs of HRF-EASY at the paper's light
+    load and the median at its heavy load (99th percentiles 15, 23 and 32 running jobs at light,
+    middle and heavy load, over three episodes of 200 jobs).
+
+    The scenario parameters (``observe_params=True``, appended last) let one agent train across
+    scenarios; they are constant over an env's episodes. For the Cirne generator: rho =
+    ``CirneWorkload.work_load(m)`` (E[L] / (arrival_interval m); 0.42, 0.85, 1.41 at the paper's
+    light, middle and heavy loads), s = (sigma_low + sigma_high) / 2, the work range
+    work_high / work_low. For explicit jobs or a trace, the same statistics of the job set: rho =
+    mean size / (m x (last submit - first submit) / (n - 1)) (1 in the table when every job is
+    submitted at once), s the mean sigma of its Downey jobs (0 if none), sizes for the work range.
 
     ## Rewards
     Minus the turnaround time accrued since the last step: (jobs in system) x (elapsed time).
@@ -96,7 +168,8 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
     Every step: ``time``, ``n_jobs`` (in system), ``n_queued``, ``n_running``, ``free_procs``,
     ``n_outside`` (queued jobs outside the window), ``completed`` (a ``MoldableJobRecord`` per job
     finished during the step: job_id, arrival (submit), size, completion, slowdown = turnaround /
-    runtime, start, procs), ``action_mask``. At the end, ``episode_metrics``: mean_response_time
+    runtime, start, procs), ``action_mask``, ``invalid_action`` (the step's action was masked and
+    replaced by its fallback; False at reset). At the end, ``episode_metrics``: mean_response_time
     (= ATT, mean turnaround), ATT, AWT (mean waiting time, also mean_waiting_time), ART (mean
     runtime, also mean_runtime), mean_slowdown, utilisation (the paper's U, §6.1.4: sum procs x
     runtime / (m (last completion - first submit))), makespan, n_completed, overflow_fraction
@@ -114,6 +187,11 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
     | trace_sigma      | 1.0       | Downey sigma given to every trace job                             |
     | jobs             | None      | list of dicts: submit, and runtimes {procs: s} or L, A, sigma     |
     | max_jobs         | 32        | window size K (the backfilling depth)                             |
+    | max_running      | 16        | running jobs R in the release profile (0: none)                   |
+    | action_mode      | "flat"    | "flat" (Discrete) or "factored" (MultiDiscrete), see Action Space |
+    | invalid_action   | "fallback"| "raise", "fallback" or "penalty" (see Action Space)               |
+    | invalid_action_penalty | 1.0 | subtracted from the reward of a masked action's step ("penalty")  |
+    | observe_params   | False     | append the scenario parameters to the observation                 |
     | render_mode      | None      | "ansi" or "rgb_array"                                             |
 
     The paper's Table 1 example (3 jobs, 3 processors):
@@ -132,7 +210,10 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
     W. Cirne, F. Berman. A comprehensive model of the supercomputer workload. WWC 2001.
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version; then, within v0 (the dynamics and rewards are unchanged): the release
+      profile appended to the observation, ``invalid_action`` (masked actions fall back by
+      default instead of raising), all-ones masks after the last step, ``action_mode``,
+      ``observe_params``, ``max_running`` and the batched env (``vector.py``).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -148,6 +229,11 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
         jobs: Sequence[Mapping[str, Any]] | None = None,
         max_jobs: int = 32,
         render_mode: str | None = None,
+        max_running: int = DEFAULT_MAX_RUNNING,
+        action_mode: str = "flat",
+        invalid_action: str = "fallback",
+        invalid_action_penalty: float = 1.0,
+        observe_params: bool = False,
     ) -> None:
         if jobs is not None and trace is not None:
             raise ValueError("jobs and trace were both given; give one of them")
@@ -155,6 +241,13 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
             None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
         )
         self.max_jobs = check_int("max_jobs", max_jobs)
+        self.max_running = check_int("max_running", max_running, minimum=0)
+        self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
+        self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
+        self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
+        if not isinstance(observe_params, (bool, np.bool_)):
+            raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
+        self.observe_params = bool(observe_params)
         self.trace_sigma = check_nonnegative("trace_sigma", trace_sigma)
         self.generator: CirneWorkload | None = None
         self.fixed_jobs: MoldableJobSet | None = None
@@ -179,14 +272,16 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
             if self.fixed_jobs is not None
             else check_int("n_jobs", n_jobs if n_jobs is not None else DEFAULT_N_JOBS)
         )
-        length = SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES
-        high = np.full(length, np.inf, dtype=np.float32)
-        slots = high[: SLOT_FEATURES * self.max_jobs].reshape(self.max_jobs, SLOT_FEATURES)
-        slots[:, [0, 5, 6, 7]] = 1.0
-        high[-GLOBAL_FEATURES : -GLOBAL_FEATURES + 2] = 1.0
-        self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
+        self.slot_features, self.slots_start = SLOT_FEATURES, 0
+        self.params = scenario_params(self.n_procs, self.generator, self.fixed_jobs)
+        """The scenario parameters (float32; appended to the observation with ``observe_params``)."""
+        self.observation_space = observation_space(self.max_jobs, self.max_running, self.observe_params)
         self._n_actions = self.max_jobs * self.n_procs + 1
-        self.action_space = spaces.Discrete(self._n_actions)
+        self.action_space: spaces.Space[Any] = (
+            spaces.Discrete(self._n_actions)
+            if self.action_mode == "flat"
+            else spaces.MultiDiscrete([self.max_jobs + 1, self.n_procs])
+        )
         self._core: FastCore | None = None
         self._records: list[MoldableJobRecord] = []
         self._epochs = 0
@@ -200,24 +295,35 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
         else:
             assert self.generator is not None
             job_set = self.generator.sample(self.np_random, self.n_jobs, self.n_procs)
-        self._core = FastCore(job_set, self.max_jobs, self.time_scale)
+        self._core = FastCore(job_set, self.max_jobs, self.time_scale, self.max_running)
         self._records, self._epochs, self._overflow_epochs = [], 0, 0
         self._count_epoch()
-        return self._core.observation(), self._info([])
+        return self._observation(), self._info([], invalid=False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         core = self._require_core()
         if core.done:
             raise RuntimeError("the episode has ended; call reset()")
-        outcome = core.apply(self._as_action(action))
+        chosen = self._as_action(action)
+        invalid = not core.mask[chosen]
+        if invalid:
+            if self.invalid_action == "raise":
+                decision = self.decode(chosen)
+                what = "wait (nothing runs and no job is still to arrive)" if decision is None else f"start {decision}"
+                raise ValueError(f"action={action!r} ({what}) is masked: it does not fit the current state")
+            chosen = fallback_action(chosen, core.mask, self.n_procs)
+        outcome = core.apply(chosen)
         self._records.extend(outcome.completed)
         terminated = core.done
         if not terminated:
             self._count_epoch()
-        info = self._info(outcome.completed)
+        info = self._info(outcome.completed, invalid)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
-        return core.observation(), -outcome.accrued_objective, terminated, False, info
+        reward = -outcome.accrued_objective
+        if invalid and self.invalid_action == "penalty":
+            reward -= self.invalid_action_penalty
+        return self._observation(), reward, terminated, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:
@@ -246,8 +352,9 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
         return decode_action(action, self.n_procs, self.max_jobs)
 
     def action_masks(self) -> np.ndarray:
-        """int8 mask over the Discrete actions (see Action Space)."""
-        return self._require_core().mask.copy()
+        """int8 mask over the actions (flat: one entry per action; factored: per component; see Action Space)."""
+        mask = self._require_core().mask
+        return mask.copy() if self.action_mode == "flat" else factored_mask(mask, self.max_jobs, self.n_procs)
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
@@ -272,6 +379,9 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
         return self._core
 
     def _as_action(self, action: Any) -> int:
+        """The flat action of an element of the action space; ``ValueError`` for anything else."""
+        if self.action_mode == "factored":
+            return self._as_factored(action)
         # plain ints (what masked samplers and baselines give) skip numpy's conversion
         if type(action) is int or isinstance(action, np.integer):
             value = int(action)
@@ -282,17 +392,32 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
             value = int(array.reshape(()))
         if not 0 <= value < self._n_actions:
             raise ValueError(f"action={value} is out of range [0, {self._n_actions})")
-        if not self._require_core().mask[value]:
-            decision = self.decode(value)
-            what = "wait (nothing runs and no job is still to arrive)" if decision is None else f"start {decision}"
-            raise ValueError(f"action={value} ({what}) is masked: it does not fit the current state")
         return value
+
+    def _as_factored(self, action: Any) -> int:
+        array = np.asarray(action)
+        if array.shape != (2,) or not np.issubdtype(array.dtype, np.integer):
+            raise ValueError(
+                f"action={action!r} is not allowed; it must be two integers (slot in [0, {self.max_jobs}], "
+                f"procs - 1 in [0, {self.n_procs}))"
+            )
+        slot, count = int(array[0]), int(array[1])
+        if not (0 <= slot <= self.max_jobs and 0 <= count < self.n_procs):
+            raise ValueError(
+                f"action={array.tolist()} is out of range: "
+                f"slot in [0, {self.max_jobs}], procs - 1 in [0, {self.n_procs})"
+            )
+        return self.wait_action if slot == self.max_jobs else slot * self.n_procs + count
+
+    def _observation(self) -> np.ndarray:
+        observation = self._require_core().observation()
+        return np.concatenate((observation, self.params)) if self.observe_params else observation
 
     def _count_epoch(self) -> None:
         self._epochs += 1
         self._overflow_epochs += self._require_core().n_queued > self.max_jobs
 
-    def _info(self, completed: list[MoldableJobRecord]) -> dict[str, Any]:
+    def _info(self, completed: list[MoldableJobRecord], invalid: bool) -> dict[str, Any]:
         core = self._require_core()
         n_queued, n_running = core.n_queued, core.n_running
         return {
@@ -303,7 +428,8 @@ class MoldableEnv(gym.Env[np.ndarray, np.int64]):
             "free_procs": core.free,
             "n_outside": n_queued - core.window_size,
             "completed": completed,
-            "action_mask": core.mask.copy(),
+            "action_mask": self.action_masks(),
+            "invalid_action": invalid,
         }
 
     def _episode_metrics(self) -> dict[str, float]:
@@ -327,6 +453,20 @@ def episode_metrics(
     metrics["makespan"] = last - first
     metrics["overflow_fraction"] = overflow_epochs / max(epochs, 1)
     return metrics
+
+
+def observation_space(max_jobs: int, max_running: int, observe_params: bool) -> spaces.Box:
+    """The Box of the Observation Space table."""
+    core = obs_length(max_jobs, max_running)
+    high = np.full(core + (PARAM_FEATURES if observe_params else 0), np.inf, dtype=np.float32)
+    slots = high[: SLOT_FEATURES * max_jobs].reshape(max_jobs, SLOT_FEATURES)
+    slots[:, [0, 5, 6, 7]] = 1.0
+    summary = SLOT_FEATURES * max_jobs
+    high[summary : summary + 2] = 1.0
+    high[summary + GLOBAL_FEATURES + 1 : core : RELEASE_FEATURES] = 1.0
+    if observe_params:
+        high[core + 1 : core + 3] = 1.0
+    return spaces.Box(0.0, high, dtype=np.float32)
 
 
 def _generator(workload: str | CirneWorkload, arrival_interval: float | str | None) -> CirneWorkload:

@@ -17,6 +17,8 @@ from schedenv.traces import parse_swf
 
 ENV_ID = "schedenv/Moldable-v0"
 TABLE1 = [{"runtimes": {1: 10, 2: 5}}, {"runtimes": {1: 10, 2: 7}}, {"runtimes": {1: 10, 2: 9}}]
+TABLE1_MASKED_START, TABLE1_WAIT = 2, 9
+"""Slot 0 on 3 processors (not in its table) and wait (nothing runs, nothing to arrive) at t = 0."""
 
 
 def small_env(**kwargs: object) -> MoldableEnv:
@@ -26,6 +28,7 @@ def small_env(**kwargs: object) -> MoldableEnv:
 def test_registered_defaults_with_masked_random_actions() -> None:
     env = gym.make(ENV_ID)
     assert env.action_space.n == 32 * 128 + 1
+    assert env.observation_space.shape == (8 * 32 + 7 + 2 * 16,)
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs) and obs.dtype == np.float32
     for _ in range(200):
@@ -111,14 +114,21 @@ def test_same_seed_same_trajectory_and_common_workload() -> None:
 
 
 def test_bad_actions_raise_and_leave_the_state_unchanged() -> None:
-    env = MoldableEnv(jobs=TABLE1, n_procs=3, max_jobs=3)
-    _, info = env.reset(seed=0)
-    before = (env.state.time, env.state.free, env.state.queue_job.tolist())
-    for action in (env.encode(0, 3), env.wait_action, 99, -1, 1.5, np.array([0, 1]), np.nan):
-        with pytest.raises(ValueError):
-            env.step(action)
-    assert (env.state.time, env.state.free, env.state.queue_job.tolist()) == before
-    np.testing.assert_array_equal(env.action_masks(), info["action_mask"])
+    # masked actions raise only with invalid_action="raise"; values outside the space raise in every mode
+    for mode, bad in [
+        ("raise", (TABLE1_MASKED_START, TABLE1_WAIT, 99, -1, 1.5, np.array([0, 1]), np.nan, "0")),
+        ("fallback", (99, -1, 1.5, np.array([0, 1]), np.nan, np.array(0.0), "0")),
+        ("penalty", (10, -3, 2.0, np.array([1, 2]), None)),
+    ]:
+        env = MoldableEnv(jobs=TABLE1, n_procs=3, max_jobs=3, invalid_action=mode)
+        obs, info = env.reset(seed=0)
+        before = (env.state.time, env.state.free, env.state.queue_job.tolist(), len(env.records))
+        for action in bad:
+            with pytest.raises(ValueError):
+                env.step(action)
+        assert (env.state.time, env.state.free, env.state.queue_job.tolist(), len(env.records)) == before
+        np.testing.assert_array_equal(env.action_masks(), info["action_mask"])
+        np.testing.assert_array_equal(env.unwrapped._observation(), obs)
 
 
 def test_state_view_is_read_only() -> None:
@@ -140,6 +150,12 @@ def test_state_view_is_read_only() -> None:
         ({"jobs": [{"runtimes": {1: 5, 2: 9}}], "n_procs": 2}, "must not increase"),
         ({"max_jobs": 0}, "max_jobs=0"),
         ({"render_mode": "human"}, "render_mode"),
+        ({"max_running": -1}, "max_running=-1"),
+        ({"action_mode": "joint"}, "action_mode='joint'"),
+        ({"invalid_action": "ignore"}, "invalid_action='ignore'"),
+        ({"invalid_action_penalty": -1.0}, "invalid_action_penalty=-1.0"),
+        ({"invalid_action_penalty": float("inf")}, "invalid_action_penalty=inf"),
+        ({"observe_params": 1}, "observe_params=1"),
     ],
 )
 def test_bad_construction_names_the_argument(kwargs: dict, message: str) -> None:

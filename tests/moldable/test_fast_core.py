@@ -30,13 +30,15 @@ def mixed_jobs() -> MoldableJobSet:
     return parse_jobs(jobs, 12)
 
 
-def job_sets() -> list[tuple[str, MoldableJobSet, int, float]]:
+def job_sets() -> list[tuple[str, MoldableJobSet, int, float, int]]:
+    """(name, jobs, max_jobs, time_scale, max_running); at most 12 jobs run in "mixed" (m = 12)."""
     cirne = CirneWorkload(arrival_interval=150.0).sample(np.random.default_rng(2), 120, 32)
     return [
-        ("table1", parse_jobs(TABLE1, 3), 3, 10.0),
-        ("mixed", mixed_jobs(), 4, 300.0),
-        ("cirne-window-8", cirne, 8, 150.0),
-        ("cirne-window-1", cirne, 1, 150.0),
+        ("table1", parse_jobs(TABLE1, 3), 3, 10.0, 16),
+        ("mixed", mixed_jobs(), 4, 300.0, 16),
+        ("mixed-release-3", mixed_jobs(), 4, 300.0, 3),
+        ("cirne-window-8", cirne, 8, 150.0, 16),
+        ("cirne-window-1", cirne, 1, 150.0, 0),
     ]
 
 
@@ -59,10 +61,10 @@ def assert_same_view(fast: FastCore, reference: ReferenceCore) -> None:
 
 
 @pytest.mark.parametrize("wait_bias", [0.0, 0.3, 0.8])
-@pytest.mark.parametrize("case", range(4))
+@pytest.mark.parametrize("case", range(5))
 def test_fast_core_matches_the_reference_step_by_step(case: int, wait_bias: float) -> None:
-    name, jobs, max_jobs, scale = job_sets()[case]
-    fast, reference = FastCore(jobs, max_jobs, scale), ReferenceCore(jobs, max_jobs, scale)
+    name, jobs, max_jobs, scale, max_running = job_sets()[case]
+    fast, reference = FastCore(jobs, max_jobs, scale, max_running), ReferenceCore(jobs, max_jobs, scale, max_running)
     rng = np.random.default_rng(case)
     steps = 0
     while True:

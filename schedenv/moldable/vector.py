@@ -1,0 +1,341 @@
+"""A native batched ``Moldable-v0``: B copies stepped in one compiled call (DESIGN §7).
+
+``gym.make_vec("schedenv/Moldable-v0", num_envs=B, **kwargs)`` builds it (the id's
+``vector_entry_point``). Each copy runs the single env's compiled step (``fast._step``: decision,
+advance, observation, mask) on its own rows of batched arrays and draws its job set with the single
+env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs reset
+with seeds s, s+1, ..., i.e. ``gym.make_vec(..., vectorization_mode="sync")``, bit for bit:
+observations, rewards, terminations, masks (``tests/moldable/test_vector.py``). Copies are stepped
+one after the other in one thread (see ``schedenv.malleable.vector`` for why: run one process per
+core instead).
+
+Actions are a (B,) integer array of the single env's ``Discrete`` actions, or (B, 2) with
+``action_mode="factored"``. A masked action is handled per copy as the single env's
+``invalid_action`` says (fallback, penalty; "raise" raises ``ValueError`` naming the copies and
+changes nothing); ``info["invalid_action"]`` says which copies fell back. A value outside the
+action space raises in every mode. ``action_masks()`` gives the (B, n) int8 masks (what MaskablePPO
+reads), all ones for a copy whose episode has just ended; ``info["action_mask"]`` the same.
+
+Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
+copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
+terminates it; ``info["final_obs"]``, an object array like SyncVectorEnv's, and ``info["final_info"]``
+hold what it ended with). ``reset(options={"reset_mask": mask})`` resets only the masked copies.
+
+``info`` holds arrays ``time``, ``n_jobs``, ``n_queued``, ``n_running``, ``free_procs``,
+``n_outside``, ``action_mask`` and ``invalid_action`` and, for copies whose episode ended,
+``episode_metrics`` (a dict of arrays, valid where ``info["_episode_metrics"]``). The metrics are
+accumulated per completion in the kernel (memory stays flat over long traces), so they equal the
+single env's (numpy means over the records) to rounding, not bit for bit. Per-job ``completed``
+records are not built (use the single env, or ``schedenv.fastpath``, for records).
+``render_mode`` is not supported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from schedenv.moldable.core import factored_mask, obs_length
+from schedenv.moldable.env import MoldableEnv
+from schedenv.moldable.fast import (
+    A_TIME,
+    ACCRUED,
+    ADVANCE,
+    D_END,
+    D_PROCS,
+    D_START,
+    D_SUBMIT,
+    FREE,
+    MAX_JOBS,
+    N_COMPLETED,
+    N_DONE,
+    N_INTS,
+    N_JOBS,
+    N_PROCS,
+    N_QUEUED,
+    N_RUNNING,
+    NEED_QUEUE,
+    NEXT_ARRIVAL,
+    OK,
+    Q_RUNTIME,
+    TIME,
+    _fallback,
+    _is_done,
+    _start,
+    _step,
+    arrival_arrays,
+    initial_queue_rows,
+)
+from schedenv.validation import check_choice, check_int
+from schedenv.vector_reset import reseed_copies
+
+TURNAROUND, WAITING, RUNTIME, SLOWDOWN, BUSY, LAST, EPOCHS, OVERFLOW = range(8)
+"""Per-copy episode sums (``stats``): turnaround, waiting, runtime, slowdown and procs x runtime of
+the completed jobs, the last completion, decision epochs and epochs with jobs outside the window."""
+
+
+@numba.njit(cache=True)
+def _finish(i, penalty, ints, floats, done, stats, rewards, invalid):
+    """After copy i's step: its reward and its episode sums (as ``MoldableEnv.step`` counts them)."""
+    row_ints = ints[i]
+    for d in range(row_ints[N_DONE]):
+        submit, start, end = done[i, d, D_SUBMIT], done[i, d, D_START], done[i, d, D_END]
+        runtime = end - start
+        stats[i, TURNAROUND] += end - submit
+        stats[i, WAITING] += start - submit
+        stats[i, RUNTIME] += runtime
+        stats[i, SLOWDOWN] += (end - submit) / runtime
+        stats[i, BUSY] += done[i, d, D_PROCS] * runtime
+        stats[i, LAST] = max(stats[i, LAST], end)
+    if not _is_done(row_ints):
+        stats[i, EPOCHS] += 1.0
+        stats[i, OVERFLOW] += row_ints[N_QUEUED] > row_ints[MAX_JOBS]
+    reward = -floats[i, ACCRUED]
+    if invalid[i]:
+        reward -= penalty
+    rewards[i] = reward
+
+
+@numba.njit(cache=True)
+def _run_rows(
+    rows, actions, penalty, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, core_length,
+    mask, stats, rewards, invalid, status,
+):  # fmt: skip
+    """One ``MoldableEnv.step`` for each copy in ``rows`` (``actions`` in range; ``ADVANCE`` resumes a copy
+    that stopped with ``NEED_QUEUE`` after its queue grew). A masked action takes its fallback."""
+    for r in range(rows.size):
+        i = rows[r]
+        action = actions[i]
+        if action != ADVANCE:
+            invalid[i] = mask[i, action] == 0
+            if invalid[i]:
+                action = _fallback(action, mask[i], ints[i, N_PROCS])
+        status[i] = _step(
+            action, ints[i], floats[i], queue[i], running[i], arrivals_f[i], arrivals_i[i], tables, done[i],
+            obs[i, :core_length], mask[i],
+        )  # fmt: skip
+        if status[i] == OK:
+            _finish(i, penalty, ints, floats, done, stats, rewards, invalid)
+
+
+@numba.njit(cache=True)
+def _start_rows(rows, ints, floats, arrivals_f, stats, invalid, max_jobs, m, n_jobs, max_running, scale):
+    """Counters of the episodes of copies ``rows`` before their first ``ADVANCE``."""
+    for r in range(rows.size):
+        i = rows[r]
+        _start(ints[i], floats[i], max_jobs, m, n_jobs, max_running, scale, arrivals_f[i, 0, A_TIME])
+        stats[i, :] = 0.0
+        invalid[i] = False
+
+
+class MoldableVectorEnv(VectorEnv):
+    """``num_envs`` copies of ``MoldableEnv(**kwargs)`` stepped together in compiled code (see module doc)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
+        self.num_envs = check_int("num_envs", num_envs)
+        value = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
+        mode = AutoresetMode(check_choice("autoreset_mode", value, ("NextStep", "SameStep")))
+        self.metadata = {"autoreset_mode": mode, "render_modes": []}
+        if kwargs.get("render_mode") is not None:
+            raise ValueError(f"render_mode={kwargs['render_mode']!r} is not supported by the batched env; use None")
+        self.template = template = MoldableEnv(**kwargs)
+        self.spec = None
+        self.single_observation_space = template.observation_space
+        self.single_action_space = template.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        b, m, n = self.num_envs, template.n_procs, template.n_jobs
+        self.max_jobs, self.n_procs, self.n_actions = template.max_jobs, m, template.max_jobs * m + 1
+        self._factored = template.action_mode == "factored"
+        self._penalty = template.invalid_action_penalty if template.invalid_action == "penalty" else 0.0
+        self._core_length = obs_length(template.max_jobs, template.max_running)
+        self._fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        if template.fixed_jobs is not None:
+            self._fixed = arrival_arrays(template.fixed_jobs)
+            self._tables = self._fixed[2]
+        else:
+            self._tables = np.zeros((0, m))
+        self._ints = np.zeros((b, N_INTS), dtype=np.int64)
+        self._floats = np.zeros((b, 5))
+        self._queue = np.zeros((b, initial_queue_rows(n), Q_RUNTIME + m))
+        self._running, self._done = np.zeros((b, m, 6)), np.zeros((b, m, 6))
+        self._arrivals_f, self._arrivals_i = np.zeros((b, n, 5)), np.zeros((b, n, 3), dtype=np.int64)
+        length = self._core_length + (template.params.size if template.observe_params else 0)
+        self._obs = np.zeros((b, length), dtype=np.float32)
+        if template.observe_params:
+            self._obs[:, self._core_length :] = template.params  # constant: the kernel writes the core part only
+        self._mask = np.zeros((b, self.n_actions), dtype=np.int8)
+        self._stats = np.zeros((b, 8))
+        self._rewards, self._invalid = np.zeros(b), np.zeros(b, dtype=np.bool_)
+        self._status = np.zeros(b, dtype=np.int64)
+        self._generators: list[np.random.Generator | None] = [None] * b
+        self._autoreset = np.zeros(b, dtype=np.bool_)
+        self._started = False
+
+    # ----------------------------------------------------------------- Gymnasium VectorEnv API
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        indices = reseed_copies(self._generators, seed, options)
+        self._reset(indices)
+        self._autoreset[indices] = False
+        self._started = True
+        return self._obs.copy(), self._info()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        chosen = self._check_actions(actions)
+        resetting = np.flatnonzero(self._autoreset)
+        stepping = np.flatnonzero(~self._autoreset)
+        self._invalid[resetting] = False
+        self._run(stepping, chosen)
+        rewards = self._rewards.copy()
+        terminated = self._terminated()
+        rewards[resetting], terminated[resetting] = 0.0, False
+        ended = np.flatnonzero(terminated)
+        info: dict[str, Any] = {}
+        if ended.size:
+            info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
+        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
+            if ended.size:
+                final_info = info | self._info()
+                final_obs = np.full(self.num_envs, None, dtype=object)
+                final_obs[ended] = list(self._obs[ended].copy())
+                info["final_obs"], info["_final_obs"] = final_obs, terminated.copy()
+                info["final_info"], info["_final_info"] = final_info, terminated.copy()
+                self._reset(ended)
+        else:
+            self._reset(resetting)
+            self._autoreset = terminated
+        info.update(self._info())
+        return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``."""
+        if self._factored:
+            return factored_mask(self._mask, self.max_jobs, self.n_procs)
+        return self._mask.copy()
+
+    # ----------------------------------------------------------------- internals
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """The flat actions of all copies (validated); masked ones of stepping copies raise in "raise" mode."""
+        chosen = np.asarray(actions)
+        b, k, m = self.num_envs, self.max_jobs, self.n_procs
+        expected, allowed = ((b, 2), f"slot in [0, {k}], procs - 1 in [0, {m})") if self._factored else ((b,), "")
+        if chosen.shape != expected or chosen.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions with shape {chosen.shape} and dtype {chosen.dtype} are not allowed; give {expected} "
+                f"integers in {allowed or f'[0, {self.n_actions})'}"
+            )
+        chosen = chosen.astype(np.int64)
+        if self._factored:
+            outside = ((chosen < 0) | (chosen >= np.array([k + 1, m]))).any(axis=1)
+            flat = np.where(chosen[:, 0] == k, k * m, chosen[:, 0] * m + chosen[:, 1])
+        else:
+            outside = (chosen < 0) | (chosen >= self.n_actions)
+            flat = chosen
+        if outside.any():
+            raise ValueError(
+                f"actions of copies {np.flatnonzero(outside).tolist()} are out of range; each must lie in "
+                f"{allowed or f'[0, {self.n_actions})'}"
+            )
+        if self.template.invalid_action == "raise":
+            masked = (self._mask[np.arange(b), flat] == 0) & ~self._autoreset
+            if masked.any():
+                raise ValueError(
+                    f"actions of copies {np.flatnonzero(masked).tolist()} are masked: they do not fit those "
+                    "copies' states; see action_masks()"
+                )
+        return flat
+
+    def _kernel_arrays(self) -> tuple[Any, ...]:
+        return (
+            self._ints, self._floats, self._queue, self._running, self._arrivals_f, self._arrivals_i, self._tables,
+            self._done, self._obs, self._core_length, self._mask, self._stats, self._rewards, self._invalid,
+            self._status,
+        )  # fmt: skip
+
+    def _run(self, rows: np.ndarray, actions: np.ndarray) -> None:
+        """Step (or start, with ``ADVANCE``) the copies ``rows``; grow the queue while some copy needs it."""
+        _run_rows(rows, actions, self._penalty, *self._kernel_arrays())
+        while True:
+            waiting = rows[self._status[rows] == NEED_QUEUE]
+            if not waiting.size:
+                return
+            grown = np.zeros((self.num_envs, 2 * self._queue.shape[1], self._queue.shape[2]))
+            grown[:, : self._queue.shape[1]] = self._queue
+            self._queue = grown
+            advance = np.full(self.num_envs, ADVANCE, dtype=np.int64)
+            _run_rows(waiting, advance, self._penalty, *self._kernel_arrays())
+
+    def _reset(self, rows: np.ndarray) -> None:
+        template = self.template
+        for i in rows:
+            if self._fixed is not None:
+                self._arrivals_f[i], self._arrivals_i[i] = self._fixed[0], self._fixed[1]
+            else:
+                generator = self._generators[i]
+                assert generator is not None and template.generator is not None
+                jobs = template.generator.sample(generator, template.n_jobs, template.n_procs)
+                self._arrivals_f[i], self._arrivals_i[i], _ = arrival_arrays(jobs)
+        rows = rows.astype(np.int64)
+        _start_rows(
+            rows, self._ints, self._floats, self._arrivals_f, self._stats, self._invalid, template.max_jobs,
+            template.n_procs, template.n_jobs, template.max_running, float(template.time_scale),
+        )  # fmt: skip
+        self._run(rows, np.full(self.num_envs, ADVANCE, dtype=np.int64))
+
+    def _terminated(self) -> np.ndarray:
+        ints = self._ints
+        return (ints[:, NEXT_ARRIVAL] == ints[:, N_JOBS]) & (ints[:, N_QUEUED] + ints[:, N_RUNNING] == 0)
+
+    def _info(self) -> dict[str, Any]:
+        everyone = np.ones(self.num_envs, dtype=np.bool_)
+        ints = self._ints
+        n_queued, n_running = ints[:, N_QUEUED].copy(), ints[:, N_RUNNING].copy()
+        values = {
+            "time": self._floats[:, TIME].copy(),
+            "n_jobs": n_queued + n_running,
+            "n_queued": n_queued,
+            "n_running": n_running,
+            "free_procs": ints[:, FREE].copy(),
+            "n_outside": n_queued - np.minimum(n_queued, self.max_jobs),
+            "action_mask": self.action_masks(),
+            "invalid_action": self._invalid.copy(),
+        }
+        return values | {f"_{name}": everyone for name in values}
+
+    def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
+        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""
+        stats = self._stats[ended]
+        completed = self._ints[ended, N_COMPLETED].astype(np.float64)
+        first = self._arrivals_f[ended, 0, A_TIME]
+        span = stats[:, LAST] - first
+        per_copy = {
+            "n_completed": completed,
+            "mean_response_time": stats[:, TURNAROUND] / completed,
+            "mean_slowdown": stats[:, SLOWDOWN] / completed,
+            "ATT": stats[:, TURNAROUND] / completed,
+            "AWT": stats[:, WAITING] / completed,
+            "mean_waiting_time": stats[:, WAITING] / completed,
+            "ART": stats[:, RUNTIME] / completed,
+            "mean_runtime": stats[:, RUNTIME] / completed,
+            "utilisation": np.where(span > 0, stats[:, BUSY] / (self.n_procs * np.where(span > 0, span, 1.0)), 0.0),
+            "makespan": span,
+            "overflow_fraction": stats[:, OVERFLOW] / np.maximum(stats[:, EPOCHS], 1.0),
+        }
+        mask = np.zeros(self.num_envs, dtype=np.bool_)
+        mask[ended] = True
+        values: dict[str, np.ndarray] = {}
+        for name, column in per_copy.items():
+            values[name] = np.full(self.num_envs, np.nan)
+            values[name][ended] = column
+            values[f"_{name}"] = mask
+        return values
