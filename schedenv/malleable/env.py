@@ -45,6 +45,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     counted weight is 0, the servers are split equally among all jobs present (EQUI). NaN, inf,
     values outside [0, 1] or a wrong shape raise ``ValueError`` and leave the state unchanged.
     The allocation is work-conserving by construction: for a concave s, idle servers never help.
+    Every element of the Box (all-zero included) is a valid action, so there is no mask and no
+    ``invalid_action`` argument: ``action_space.sample()``, Gymnasium's and SB3's ``check_env`` and
+    plain ``PPO("MlpPolicy", env)``, ``SAC`` or ``A2C`` (which clip or squash into the Box) work on
+    the defaults.
 
     ## Observation Space
     ``Box(float32)`` of length ``3 * max_jobs + 3``. Slots are ordered by least remaining size
@@ -81,11 +85,13 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     ``TimeLimit`` to cut episodes (``evaluate`` refuses truncated episodes).
 
     ## Information
-    Every step: ``time``, ``n_jobs`` (in system), ``n_outside`` (jobs outside the window),
+    Every step and reset: ``time``, ``n_jobs`` (in system), ``n_outside`` (jobs outside the window),
     ``completed`` (a ``JobRecord`` per job finished during the step: job_id, arrival, size,
-    completion, slowdown). At the end, ``episode_metrics``: mean_response_time (mean flow time),
-    mean_slowdown, total_flow_time, total_slowdown, makespan, n_completed, overflow_fraction (the
-    fraction of decision epochs with jobs outside the window).
+    completion, slowdown), ``invalid_action`` (always False: every element of the Box is a valid
+    action; the key is there for uniformity with the masked envs, whose fallback sets it). At the
+    end, ``episode_metrics``: mean_response_time (mean flow time), mean_slowdown, total_flow_time,
+    total_slowdown, makespan, n_completed, overflow_fraction (the fraction of decision epochs with
+    jobs outside the window).
 
     ## Arguments
 
@@ -297,6 +303,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             "n_jobs": core.n_jobs,
             "n_outside": max(core.n_jobs - self.max_jobs, 0),
             "completed": completed,
+            "invalid_action": False,
         }
 
     def _episode_metrics(self) -> dict[str, float]:
