@@ -11,12 +11,16 @@ process per core instead.
 
 Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
 copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
-terminates it; ``info["final_obs"]`` and ``info["final_info"]`` hold what it ended with). Options:
-``reset(options={"reset_mask": mask})`` resets only the masked copies.
+terminates it; ``info["final_obs"]`` and ``info["final_info"]`` hold what it ended with: as in
+``SyncVectorEnv``, ``final_obs`` is an object array of shape (B,) holding the ended copies' last
+observations and None elsewhere). Options: ``reset(options={"reset_mask": mask})`` resets only the
+masked copies. Observations, rewards, terminations and ``final_obs`` equal those of
+``gym.make_vec(..., vectorization_mode="sync")`` bit for bit in both modes (``tests/perf``).
 
-``info`` holds arrays ``time``, ``n_jobs`` and ``n_outside`` (one entry per copy) and, for copies whose
-episode ended, ``episode_metrics`` (a dict of arrays, valid where ``info["_episode_metrics"]``). Per-job
-``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
+``info`` holds arrays ``time``, ``n_jobs``, ``n_outside`` and ``invalid_action`` (always False; every
+action in the Box is valid) with their masks, and, for copies whose episode ended, ``episode_metrics``
+(a dict of arrays, valid where ``info["_episode_metrics"]``, NaN elsewhere). Per-job ``completed``
+records are not built (use the single env, or ``schedenv.fastpath``, for records).
 Only s(k) = k^p speedups are compiled; ``render_mode`` is not supported.
 """
 
@@ -173,8 +177,12 @@ class MalleableVectorEnv(VectorEnv):
             info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
             if ended.size:
-                final_info = info | self._info()
-                info["final_obs"], info["_final_obs"] = self._obs.copy(), terminated.copy()
+                # As SyncVectorEnv: final_obs is an object array holding the ended copies' observations.
+                final_obs = np.full(self.num_envs, None, dtype=object)
+                for i in ended:
+                    final_obs[i] = self._obs[i].copy()
+                final_info = info | self._info(terminated)
+                info["final_obs"], info["_final_obs"] = final_obs, terminated.copy()
                 info["final_info"] = final_info
                 info["_final_info"] = terminated.copy()
                 self._reset(ended)
@@ -205,17 +213,17 @@ class MalleableVectorEnv(VectorEnv):
             self._arrival_times, self._sizes, self._s_n, self._slowdown, float(template.scale), self.max_jobs,
         )  # fmt: skip
 
-    def _info(self) -> dict[str, Any]:
-        everyone = np.ones(self.num_envs, dtype=np.bool_)
+    def _info(self, present: np.ndarray | None = None) -> dict[str, Any]:
+        """The per-copy info arrays, each with its mask (``present``: all copies when None)."""
         n_jobs = self._ints[:, 0].copy()
-        return {
+        values = {
             "time": self._floats[:, 0].copy(),
-            "_time": everyone,
             "n_jobs": n_jobs,
-            "_n_jobs": everyone,
             "n_outside": np.maximum(n_jobs - self.max_jobs, 0),
-            "_n_outside": everyone,
+            "invalid_action": np.zeros(self.num_envs, dtype=np.bool_),
         }
+        mask = np.ones(self.num_envs, dtype=np.bool_) if present is None else present
+        return values | {f"_{name}": mask.copy() for name in values}
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
         """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""
