@@ -17,15 +17,26 @@ ENV = "schedenv/Malleable-v0"
 CONFIGS: list[dict[str, Any]] = [
     {"n_jobs": 6, "max_jobs": 4},
     {"mode": "online", "n_arrivals": 40, "load": 0.9, "max_jobs": 3, "speedup": 0.3, "objective": "flow_time"},
+    {
+        "mode": "online",
+        "n_arrivals": 30,
+        "max_jobs": 3,
+        "p_range": (0.1, 0.9),
+        "observe_params": True,
+        "allocation": "fractions",
+    },
 ]
+IDS = ["offline", "online", "p_range-fractions"]
 
 
 def random_actions(rng: np.random.Generator, num_envs: int, width: int) -> np.ndarray:
-    # Exact zeros and whole-group weights exercise every allocation branch.
-    return (rng.random((num_envs, width)) * (rng.random((num_envs, width)) < 0.7)).astype(np.float32)
+    # Exact zeros, whole-group weights and small sums (idle servers with allocation="fractions")
+    # exercise every allocation branch.
+    weights = rng.random((num_envs, width)) * (rng.random((num_envs, width)) < 0.7)
+    return (weights * np.where(rng.random((num_envs, 1)) < 0.3, 0.1, 1.0)).astype(np.float32)
 
 
-@pytest.mark.parametrize("kwargs", CONFIGS, ids=["offline", "online"])
+@pytest.mark.parametrize("kwargs", CONFIGS, ids=IDS)
 def test_next_step_autoreset_equals_single_envs(kwargs: dict[str, Any]) -> None:
     num_envs, seed = 5, 20
     venv = gym.make_vec(ENV, num_envs=num_envs, **kwargs)
@@ -144,7 +155,7 @@ def assert_same_arrays(native: Any, sync: Any, what: str) -> None:
     np.testing.assert_array_equal(native, sync, err_msg=what)
 
 
-@pytest.mark.parametrize("kwargs", CONFIGS, ids=["offline", "online"])
+@pytest.mark.parametrize("kwargs", CONFIGS, ids=IDS)
 @pytest.mark.parametrize("autoreset", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP], ids=["next", "same"])
 def test_native_batch_equals_sync_vector_env_bit_for_bit(kwargs: dict[str, Any], autoreset: AutoresetMode) -> None:
     num_envs = 4
@@ -162,6 +173,7 @@ def test_native_batch_equals_sync_vector_env_bit_for_bit(kwargs: dict[str, Any],
     for step in range(250):
         actions = native.action_space.sample()
         actions[step % num_envs] *= step % 3 != 0  # some all-zero rows (EQUI)
+        actions[(step + 1) % num_envs] *= 0.1 if step % 2 else 1.0  # sums below 1 (idle with "fractions")
         a, b = native.step(actions), sync.step(actions)
         for name, x, y in zip(("obs", "reward", "terminated", "truncated"), a[:4], b[:4], strict=True):
             assert_same_arrays(x, y, f"step {step} {name}")
