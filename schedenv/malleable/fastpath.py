@@ -27,7 +27,17 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from schedenv.evaluation import EpisodeResult
-from schedenv.malleable.policy_kernels import EQUI, HELL, HESRPT, KNEE, RS, SRPT, allocate, stable_order
+from schedenv.malleable.policy_kernels import (
+    EQUI,
+    HELL,
+    HELL_WATERFILL,
+    HESRPT,
+    KNEE,
+    RS,
+    SRPT,
+    allocate,
+    stable_order,
+)
 from schedenv.malleable.sim import COMPLETION_TOLERANCE
 from schedenv.records import JobRecord
 from schedenv.workloads import Power
@@ -148,7 +158,16 @@ def _run_chunk(
     return 0
 
 
-_CODES = {"hesrpt": HESRPT, "a-hesrpt": HESRPT, "equi": EQUI, "srpt": SRPT, "rs": RS, "hell": HELL, "knee": KNEE}
+_CODES = {
+    "hesrpt": HESRPT,
+    "a-hesrpt": HESRPT,
+    "equi": EQUI,
+    "srpt": SRPT,
+    "rs": RS,
+    "hell": HELL,
+    "hell-waterfill": HELL_WATERFILL,
+    "knee": KNEE,
+}
 
 
 def policy_code(policy: Any) -> tuple[int, float] | None:
@@ -162,6 +181,7 @@ def policy_code(policy: Any) -> tuple[int, float] | None:
         malleable.SRPT: SRPT,
         malleable.RS: RS,
         malleable.Hell: HELL,
+        malleable.HellWaterFill: HELL_WATERFILL,
         malleable.Knee: KNEE,
     }
     code = classes.get(type(policy))
