@@ -124,22 +124,22 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
 
     ## Arguments
 
-    | argument     | default              | meaning                                                   |
-    |--------------|----------------------|-----------------------------------------------------------|
-    | mode         | "offline"            | "offline" (jobs at t = 0) or "online" (Poisson arrivals)  |
-    | jobs         | None                 | explicit sizes (offline) or (arrival, size) pairs          |
-    | n_jobs       | 8                    | offline job count when ``jobs`` is None                    |
-    | size_dist    | Pareto(alpha=1.5)    | size distribution (a ``Distribution``)                     |
-    | load         | 0.8                  | online load rho = lambda E[X] / s(N)                       |
-    | n_arrivals   | 1000                 | online arrivals per episode                                |
-    | n_servers    | 1000.0               | N (a float: servers are divisible)                         |
-    | speedup      | 0.5                  | p for s(k) = k^p, or a ``Speedup`` / callable              |
-    | objective    | "slowdown"           | "slowdown" or "flow_time"                                  |
-    | max_jobs     | 16                   | window size K                                              |
-    | render_mode  | None                 | "ansi" or "rgb_array"                                      |
-    | allocation   | "normalized"         | "normalized" (every server busy) or "fractions" (idle ok)  |
-    | observe_params | False              | append p, load, objective, log N to the observation        |
-    | p_range      | None                 | (lo, hi): draw p ~ U[lo, hi) at every reset (s(k) = k^p)   |
+    | argument       | default           | meaning                                                                |
+    |----------------|-------------------|------------------------------------------------------------------------|
+    | mode           | "offline"         | "offline" (jobs at t = 0) or "online" (Poisson arrivals)               |
+    | jobs           | None              | explicit sizes (offline) or (arrival, size) pairs                      |
+    | n_jobs         | 8                 | offline job count when ``jobs`` is None                                |
+    | size_dist      | Pareto(alpha=1.5) | size distribution (a ``Distribution``)                                 |
+    | load           | 0.8               | online load rho = lambda E[X] / s(N)                                   |
+    | n_arrivals     | 1000              | online arrivals per episode                                            |
+    | n_servers      | 1000.0            | N (a float: servers are divisible)                                     |
+    | speedup        | 0.5               | p for s(k) = k^p, or a ``Speedup`` / callable                          |
+    | objective      | "slowdown"        | "slowdown" or "flow_time"                                              |
+    | max_jobs       | 16                | window size K                                                          |
+    | render_mode    | None              | "ansi" or "rgb_array"                                                  |
+    | allocation     | "normalized"      | "normalized" (every server busy) or "fractions" (see Action Space)     |
+    | observe_params | False             | append p, load, objective, log N (see Observation Space)               |
+    | p_range        | None              | (lo, hi): p ~ U[lo, hi) drawn at every reset; replaces ``speedup``'s p |
 
     >>> import gymnasium as gym, schedenv
     >>> env = gym.make("schedenv/Malleable-v0", jobs=[1.0, 1.0], n_servers=10.0, speedup=0.5,
