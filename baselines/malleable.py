@@ -7,6 +7,8 @@ re-evaluated at each arrival and departure, as in the paper's §5.3.
 
 from __future__ import annotations
 
+import math
+import warnings
 from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +32,7 @@ class MalleablePolicy(Policy):
 
     @abstractmethod
     def allocate(self, state: MalleableState, params: MalleableParams) -> np.ndarray:
-        """Fractions of the N servers for the jobs of ``state`` (in its order), summing to 1."""
+        """Fractions of the N servers for the jobs of ``state`` (in its order), summing to 1 (at most 1 for HELL)."""
 
     def act(self, observation: Any, env: gym.Env) -> np.ndarray:
         inner = env.unwrapped
@@ -98,19 +100,92 @@ class RS(MalleablePolicy):
 
 
 class Hell(MalleablePolicy):
-    """HELL (Lin et al. 2018, as described in heSRPT §5.2), in the continuous-server limit.
+    """HELL (Lin et al. 2018) as the heSRPT paper words it (§5.2); servers may stay idle.
 
-    A job's efficiency on k servers is s(k)/k and HELL's ratio is efficiency over remaining
-    run time, (s(k)/k) / (R / s(k)) = s(k)^2 / (k R). HELL repeatedly gives servers to the job
-    whose ratio is highest until every server is allocated. For s(k) = k^p the ratio is
-    k^(2p-1) / R: for p >= 1/2 it grows with k, so the job with the least R takes every server
-    (SRPT); for p < 1/2 it falls with k, and repeated allocation water-fills the ratio, giving
-    k_i proportional to R_i^(-1/(1-2p)). For other speedups the servers are handed out in 256
-    equal increments, each to the job with the highest ratio after the increment.
-    Our reading of "repeat until all servers are allocated"; the paper gives no formula.
+    A job's efficiency on k servers is s(k)/k and HELL's ratio is efficiency over remaining run
+    time, (s(k)/k) / (R / s(k)) = s(k)^2 / (k R). In each iteration HELL takes the job that can
+    achieve the highest ratio and "allocates to this job the servers required to achieve this
+    maximal ratio", until all servers are allocated. The best allocation k* = argmax_k s(k)^2 / k
+    does not depend on R, so HELL gives k* servers to one job after another in order of least
+    remaining size (ties by arrival), each capped by the servers left; each job is chosen once, so
+    servers left over when every job has its k* stay idle (the paper's model allows it, Lemma 1).
+
+    For s(k) = k^p the ratio is k^(2p-1) / R. For p < 1/2 it is highest at the smallest allocation,
+    one server (Lin et al. allocate whole servers; all N if N < 1): every job gets one server and
+    the rest idle, so offline with M <= N jobs each job runs alone at rate 1 and its slowdown is
+    s(N) = N^p. For p > 1/2 it is highest with every server: the least remaining job takes them all
+    (SRPT). At p = 1/2 every allocation gives the same ratio; we take every server (SRPT), the limit
+    from p > 1/2 (the paper is silent). Other speedups: k* maximises s(k)^2 / k over whole servers
+    1..N (all of them up to 2049 servers, else 2049 log-spaced ones) and N, ties to the larger.
+
+    Leaving servers idle needs the env's ``allocation="fractions"``. In the default mode the env
+    scales HELL's fractions up to every server (for p < 1/2 and M <= N that is EQUI); the policy
+    then warns once. ``hell-waterfill`` (``HellWaterFill``) is the work-conserving reading.
     """
 
     name = "hell"
+    grid_points: ClassVar[int] = 2049
+
+    def __init__(self) -> None:
+        self._best: tuple[MalleableParams, float] | None = None
+        self._warned = False
+
+    def best_allocation(self, params: MalleableParams) -> float:
+        """k*, the servers that maximise HELL's ratio s(k)^2 / (k R) for every job (see above)."""
+        if self._best is not None and self._best[0] is params:
+            return self._best[1]
+        n = params.n_servers
+        if isinstance(params.speedup, Power):
+            best = n if params.speedup.p >= 0.5 else min(1.0, n)
+        elif n <= 1.0:
+            best = n
+        else:
+            whole = math.floor(n)
+            if whole <= self.grid_points:
+                grid = np.arange(1.0, whole + 1.0)
+            else:
+                grid = np.unique(np.round(np.geomspace(1.0, whole, self.grid_points)))
+            grid = np.append(grid, n) if n > whole else grid
+            ratio = np.asarray(params.speedup(grid), dtype=np.float64) ** 2 / grid
+            best = float(grid[np.flatnonzero(ratio >= ratio.max())[-1]])
+        self._best = (params, best)
+        return best
+
+    def allocate(self, state: MalleableState, params: MalleableParams) -> np.ndarray:
+        """Fractions of the N servers, summing to at most 1 (the rest idle)."""
+        k = self.best_allocation(params)
+        order = np.argsort(state.remaining, kind="stable")
+        servers = np.empty(state.n_jobs)
+        servers[order] = np.clip(params.n_servers - k * np.arange(state.n_jobs), 0.0, k)
+        return servers / params.n_servers
+
+    def act(self, observation: Any, env: gym.Env) -> np.ndarray:
+        inner: Any = env.unwrapped
+        theta = self.allocate(inner.state, inner.params)
+        if not self._warned and inner.allocation == "normalized" and theta.sum() < 1.0:
+            self._warned = True
+            warnings.warn(
+                f"HELL as worded leaves {1.0 - theta.sum():.1%} of the servers idle here, which the env's "
+                "allocation='normalized' cannot express: the env gives them to the jobs in proportion. Make the env "
+                "with allocation='fractions' for the paper's HELL, or use 'hell-waterfill' (work-conserving)",
+                stacklevel=2,
+            )
+        return inner.action_from_allocation(theta)
+
+
+class HellWaterFill(MalleablePolicy):
+    """HELL read as work-conserving water-filling (heSRPT §5.2; our reading before ``Hell``).
+
+    HELL's ratio is s(k)^2 / (k R) (see ``Hell``). Here servers are handed out until all are
+    allocated and a job may be chosen again: each increment goes to the job whose ratio is highest
+    after it. For s(k) = k^p the ratio is k^(2p-1) / R: for p >= 1/2 it grows with k, so the job with
+    the least R takes every server (SRPT); for p < 1/2 it falls with k, and repeated allocation
+    water-fills the ratio, giving k_i proportional to R_i^(-1/(1-2p)). For other speedups the
+    servers are handed out in 256 equal increments, each to the job with the highest ratio after the
+    increment. Every server is always busy, so it runs in either ``allocation`` mode.
+    """
+
+    name = "hell-waterfill"
     increments: ClassVar[int] = 256
 
     def allocate(self, state: MalleableState, params: MalleableParams) -> np.ndarray:
@@ -180,5 +255,6 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     "srpt": SRPT,
     "rs": RS,
     "hell": Hell,
+    "hell-waterfill": HellWaterFill,
     "knee": Knee,
 }

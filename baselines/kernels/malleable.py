@@ -17,8 +17,8 @@ import numpy as np
 from baselines import malleable
 from schedenv.malleable.sorting import stable_order
 
-HESRPT, EQUI, SRPT, RS, HELL, KNEE = 0, 1, 2, 3, 4, 5
-"""Policy codes of ``allocate``."""
+HESRPT, EQUI, SRPT, RS, HELL, KNEE, HELL_WATERFILL = 0, 1, 2, 3, 4, 5, 6
+"""Policy codes of ``allocate`` (HELL as worded, ``Hell``; HELL_WATERFILL, ``HellWaterFill``)."""
 
 _CODES: dict[type, int] = {
     malleable.HeSRPT: HESRPT,
@@ -27,6 +27,7 @@ _CODES: dict[type, int] = {
     malleable.SRPT: SRPT,
     malleable.RS: RS,
     malleable.Hell: HELL,
+    malleable.HellWaterFill: HELL_WATERFILL,
     malleable.Knee: KNEE,
 }
 
@@ -69,8 +70,17 @@ def _all_to(theta, n, best):
 
 
 @numba.njit(cache=True)
-def _hell(remaining, n, p, theta):
-    """HELL for s(k) = k^p: SRPT for p >= 1/2, else k_i proportional to R_i^(-1/(1-2p))."""
+def _hell(remaining, n, n_servers, theta, order):
+    """HELL as worded for s(k) = k^p with p < 1/2: one server each, least remaining first, the rest idle."""
+    k = min(1.0, n_servers)
+    stable_order(remaining, n, order)
+    for i in range(n):
+        theta[order[i]] = min(max(n_servers - k * i, 0.0), k) / n_servers
+
+
+@numba.njit(cache=True)
+def _hell_waterfill(remaining, n, p, theta):
+    """HELL water-filled for s(k) = k^p: SRPT for p >= 1/2, else k_i proportional to R_i^(-1/(1-2p))."""
     top = -np.inf
     for j in range(n):
         theta[j] = -math.log(remaining[j]) / (1.0 - 2.0 * p)
@@ -111,7 +121,7 @@ def allocate(policy, remaining, size, weight, n, p, alpha, n_servers, theta, ord
     elif policy == EQUI:
         for j in range(n):
             theta[j] = 1.0 / n
-    elif policy == SRPT or (policy == HELL and p >= 0.5):
+    elif policy == SRPT or (policy in (HELL, HELL_WATERFILL) and p >= 0.5):
         best = 0
         for j in range(1, n):
             if remaining[j] < remaining[best]:
@@ -124,6 +134,8 @@ def allocate(policy, remaining, size, weight, n, p, alpha, n_servers, theta, ord
                 best, key = j, remaining[j] * size[j]
         _all_to(theta, n, best)
     elif policy == HELL:
-        _hell(remaining, n, p, theta)
+        _hell(remaining, n, n_servers, theta, order)
+    elif policy == HELL_WATERFILL:
+        _hell_waterfill(remaining, n, p, theta)
     else:
         _knee(remaining, n, p, alpha, n_servers, theta, order, scratch)

@@ -34,8 +34,19 @@ def check_action(action: object, max_jobs: int) -> np.ndarray:
     return weights
 
 
-def allocation(weights: np.ndarray, window: np.ndarray, n_jobs: int) -> np.ndarray:
-    """Fractions theta (in state order) from validated slot weights; see the env's Action Space."""
+ALLOCATION_MODES = ("normalized", "fractions")
+"""How an action becomes fractions theta (the env's ``allocation`` argument):
+
+- "normalized": the counted weights are scaled to sum to 1 (every server busy; the default).
+- "fractions": the counted weights are fractions of the servers; a sum <= 1 is used as is (the rest
+  of the servers idle, as the heSRPT paper's model allows, Lemma 1), a sum > 1 is scaled to 1.
+
+In both modes an all-zero action splits the servers equally among the jobs (EQUI).
+"""
+
+
+def allocation(weights: np.ndarray, window: np.ndarray, n_jobs: int, mode: str = "normalized") -> np.ndarray:
+    """Fractions theta (in state order) from validated slot weights; see ``ALLOCATION_MODES``."""
     n_window = window.size
     n_outside = n_jobs - n_window
     theta = np.empty(n_jobs)
@@ -47,14 +58,16 @@ def allocation(weights: np.ndarray, window: np.ndarray, n_jobs: int) -> np.ndarr
     total = theta.sum()
     if total <= 0.0:
         return np.full(n_jobs, 1.0 / n_jobs)
+    if mode == "fractions" and total <= 1.0:
+        return theta
     return theta / total
 
 
 class ReferenceCore:
     """The pure simulator with numpy translation (works for every speedup)."""
 
-    def __init__(self, params: MalleableParams, max_jobs: int, scale: float) -> None:
-        self.params, self.max_jobs, self.scale = params, max_jobs, scale
+    def __init__(self, params: MalleableParams, max_jobs: int, scale: float, allocation: str = "normalized") -> None:
+        self.params, self.max_jobs, self.scale, self.allocation = params, max_jobs, scale, allocation
         self.state: MalleableState = initial_state(params)
         self.window = np.empty(0, dtype=np.int64)
         self._refresh_window()
@@ -76,7 +89,7 @@ class ReferenceCore:
 
     def step(self, action: object) -> tuple[StepOutcome, np.ndarray]:
         """Apply ``action`` until the next epoch; returns the outcome and the theta used."""
-        theta = allocation(check_action(action, self.max_jobs), self.window, self.state.n_jobs)
+        theta = allocation(check_action(action, self.max_jobs), self.window, self.state.n_jobs, self.allocation)
         self.state, outcome = advance(self.params, self.state, theta)
         self._refresh_window()
         return outcome, theta

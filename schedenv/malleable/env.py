@@ -14,13 +14,23 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES, ReferenceCore, allocation, check_action
+from schedenv.malleable.core import (
+    ALLOCATION_MODES,
+    GLOBAL_FEATURES,
+    SLOT_FEATURES,
+    ReferenceCore,
+    allocation,
+    check_action,
+)
 from schedenv.malleable.fast import FastCore
 from schedenv.malleable.render import render_allocation, render_text
 from schedenv.malleable.sim import MalleableParams, MalleableState
 from schedenv.records import JobRecord, basic_metrics
-from schedenv.validation import check_choice, check_int, check_positive, check_positive_array
+from schedenv.validation import check_choice, check_int, check_positive, check_positive_array, check_probability
 from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup
+
+PARAM_FEATURES = 4
+"""Scenario features appended with ``observe_params=True``: p, load, objective, log10(1 + N) / 6."""
 
 
 class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
@@ -44,7 +54,16 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     group's fraction is split equally among its jobs. Weights of empty slots are ignored. If every
     counted weight is 0, the servers are split equally among all jobs present (EQUI). NaN, inf,
     values outside [0, 1] or a wrong shape raise ``ValueError`` and leave the state unchanged.
-    The allocation is work-conserving by construction: for a concave s, idle servers never help.
+    The default allocation is work-conserving by construction: for a concave s, idle servers never
+    help.
+    With ``allocation="fractions"`` the counted weights are instead fractions of the servers: a sum
+    <= 1 is used as is and the rest of the servers idle (the paper's model allows it, Lemma 1; HELL
+    as worded needs it), a sum > 1 is normalised as above, and all-zero is still EQUI. Float32
+    rounding of a full allocation then leaves at most ~1e-7 of the servers idle.
+    Every element of the Box (all-zero included) is a valid action, so there is no mask and no
+    ``invalid_action`` argument: ``action_space.sample()``, Gymnasium's and SB3's ``check_env`` and
+    plain ``PPO("MlpPolicy", env)``, ``SAC`` or ``A2C`` (which clip or squash into the Box) work on
+    the defaults.
 
     ## Observation Space
     ``Box(float32)`` of length ``3 * max_jobs + 3``. Slots are ordered by least remaining size
@@ -60,6 +79,18 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     | 3K + 1           | log1p(jobs outside the window)                 | 0   | inf |
     | 3K + 2           | log1p(remaining work outside the window/scale) | 0   | inf |
 
+    With ``observe_params=True`` four scenario features follow (length ``3K + 7``), so that one
+    agent can be trained across scenarios (the default observation has none of them):
+
+    | index            | meaning                                                       | min | max |
+    |------------------|---------------------------------------------------------------|-----|-----|
+    | 3K + 3           | speedup exponent p of s(k) = k^p (the episode's, with         | 0   | 1   |
+    |                  | ``p_range``); other speedups: elasticity N s'(N) / s(N)       |     |     |
+    | 3K + 4           | load rho (online with Poisson arrivals; 0 offline or with     | 0   | inf |
+    |                  | explicit ``jobs``)                                            |     |     |
+    | 3K + 5           | objective: 1 slowdown, 0 flow time                            | 0   | 1   |
+    | 3K + 6           | log10(1 + N) / 6 (1 at a million servers)                     | 0   | inf |
+
     The layout is exposed as ``env.unwrapped.max_jobs``, ``slot_features`` (3) and
     ``global_features`` (3), for permutation-aware feature extractors.
 
@@ -70,6 +101,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     flow time, or total slowdown sum_i T_i / (x_i / s(N)).
 
     ## Starting State
+    With ``p_range`` the episode's p is drawn first from the reset's generator (then the workload,
+    whose online arrival rate depends on s(N) = N^p); every contender sees the same p for a seed.
     Offline: the jobs of ``jobs``, or ``n_jobs`` sizes drawn from ``size_dist``, all at t = 0.
     Online: ``n_arrivals`` Poisson arrivals at rate lambda = load * s(N) / E[X] (so load is
     rho = lambda E[X] / s(N), the work brought per unit time relative to one job's full rate);
@@ -81,27 +114,32 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     ``TimeLimit`` to cut episodes (``evaluate`` refuses truncated episodes).
 
     ## Information
-    Every step: ``time``, ``n_jobs`` (in system), ``n_outside`` (jobs outside the window),
+    Every step and reset: ``time``, ``n_jobs`` (in system), ``n_outside`` (jobs outside the window),
     ``completed`` (a ``JobRecord`` per job finished during the step: job_id, arrival, size,
-    completion, slowdown). At the end, ``episode_metrics``: mean_response_time (mean flow time),
-    mean_slowdown, total_flow_time, total_slowdown, makespan, n_completed, overflow_fraction (the
-    fraction of decision epochs with jobs outside the window).
+    completion, slowdown), ``invalid_action`` (always False: every element of the Box is a valid
+    action; the key is there for uniformity with the masked envs, whose fallback sets it). At the
+    end, ``episode_metrics``: mean_response_time (mean flow time), mean_slowdown, total_flow_time,
+    total_slowdown, makespan, n_completed, overflow_fraction (the fraction of decision epochs with
+    jobs outside the window).
 
     ## Arguments
 
-    | argument     | default              | meaning                                                   |
-    |--------------|----------------------|-----------------------------------------------------------|
-    | mode         | "offline"            | "offline" (jobs at t = 0) or "online" (Poisson arrivals)  |
-    | jobs         | None                 | explicit sizes (offline) or (arrival, size) pairs          |
-    | n_jobs       | 8                    | offline job count when ``jobs`` is None                    |
-    | size_dist    | Pareto(alpha=1.5)    | size distribution (a ``Distribution``)                     |
-    | load         | 0.8                  | online load rho = lambda E[X] / s(N)                       |
-    | n_arrivals   | 1000                 | online arrivals per episode                                |
-    | n_servers    | 1000.0               | N (a float: servers are divisible)                         |
-    | speedup      | 0.5                  | p for s(k) = k^p, or a ``Speedup`` / callable              |
-    | objective    | "slowdown"           | "slowdown" or "flow_time"                                  |
-    | max_jobs     | 16                   | window size K                                              |
-    | render_mode  | None                 | "ansi" or "rgb_array"                                      |
+    | argument       | default           | meaning                                                                |
+    |----------------|-------------------|------------------------------------------------------------------------|
+    | mode           | "offline"         | "offline" (jobs at t = 0) or "online" (Poisson arrivals)               |
+    | jobs           | None              | explicit sizes (offline) or (arrival, size) pairs                      |
+    | n_jobs         | 8                 | offline job count when ``jobs`` is None                                |
+    | size_dist      | Pareto(alpha=1.5) | size distribution (a ``Distribution``)                                 |
+    | load           | 0.8               | online load rho = lambda E[X] / s(N)                                   |
+    | n_arrivals     | 1000              | online arrivals per episode                                            |
+    | n_servers      | 1000.0            | N (a float: servers are divisible)                                     |
+    | speedup        | 0.5               | p for s(k) = k^p, or a ``Speedup`` / callable                          |
+    | objective      | "slowdown"        | "slowdown" or "flow_time"                                              |
+    | max_jobs       | 16                | window size K                                                          |
+    | render_mode    | None              | "ansi" or "rgb_array"                                                  |
+    | allocation     | "normalized"      | "normalized" (every server busy) or "fractions" (see Action Space)     |
+    | observe_params | False             | append p, load, objective, log N (see Observation Space)               |
+    | p_range        | None              | (lo, hi): p ~ U[lo, hi) drawn at every reset; replaces ``speedup``'s p |
 
     >>> import gymnasium as gym, schedenv
     >>> env = gym.make("schedenv/Malleable-v0", jobs=[1.0, 1.0], n_servers=10.0, speedup=0.5,
@@ -114,7 +152,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     Performance Evaluation 144 (2020) 102147.
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version; ``allocation``, ``observe_params``, ``p_range`` and ``info["invalid_action"]``
+      added later (defaults unchanged).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -132,6 +171,9 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         objective: str = "slowdown",
         max_jobs: int = 16,
         render_mode: str | None = None,
+        allocation: str = "normalized",
+        observe_params: bool = False,
+        p_range: tuple[float, float] | None = None,
     ) -> None:
         self.mode = check_choice("mode", mode, ("offline", "online"))
         self.objective = check_choice("objective", objective, ("slowdown", "flow_time"))
@@ -148,6 +190,19 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self.n_jobs = check_int("n_jobs", n_jobs)
         self.n_arrivals = check_int("n_arrivals", n_arrivals)
         self.load = check_positive("load", load)
+        self.allocation = check_choice("allocation", allocation, ALLOCATION_MODES)
+        if not isinstance(observe_params, bool | np.bool_):
+            raise TypeError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
+        self.observe_params = bool(observe_params)
+        self.p_range = _check_p_range(p_range, self.speedup)
+        if self.p_range is not None:
+            self.speedup = Power(self.p_range[1])  # the largest p: the strictest load check below
+            if not self.observe_params:
+                warnings.warn(
+                    f"p_range={p_range!r} changes p every episode but observe_params=False hides it from the agent; "
+                    "pass observe_params=True so that a policy can adapt to p",
+                    stacklevel=2,
+                )
         self.arrival_process: PoissonArrivals | None = None
         if self.mode == "online" and self.jobs is None:
             self.arrival_process = self._online_arrivals()
@@ -155,9 +210,12 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
 
         self.slot_features = SLOT_FEATURES
         self.global_features = GLOBAL_FEATURES
-        length = SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES
+        self.param_features = PARAM_FEATURES if self.observe_params else 0
+        length = SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES + self.param_features
         high = np.full(length, np.inf, dtype=np.float32)
         high[0 : SLOT_FEATURES * self.max_jobs : SLOT_FEATURES] = 1.0
+        if self.observe_params:
+            high[-4], high[-2] = 1.0, 1.0  # p (or elasticity) and the objective flag
         self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
         self.action_space = spaces.Box(0.0, 1.0, (self.max_jobs + 1,), dtype=np.float32)
 
@@ -167,6 +225,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self._epochs = 0
         self._overflow_epochs = 0
         self._history: list[tuple[float, float, np.ndarray, np.ndarray]] = []
+        self._params_observed: np.ndarray | None = None
 
     def _online_arrivals(self) -> PoissonArrivals:
         mean = self.size_dist.mean
@@ -191,14 +250,15 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
-        arrival_times, sizes = self._draw_workload()
+        arrival_times, sizes = self._draw_episode()
         self._params = MalleableParams(self.n_servers, self.speedup, self.objective, arrival_times, sizes)
         # The compiled core covers s(k) = k^p; other speedups run on the reference simulator.
         core_class = FastCore if isinstance(self.speedup, Power) else ReferenceCore
-        self._core = core_class(self._params, self.max_jobs, self.scale)
+        self._core = core_class(self._params, self.max_jobs, self.scale, self.allocation)
+        self._params_observed = self.scenario_features() if self.observe_params else None
         self._records, self._epochs, self._overflow_epochs, self._history = [], 0, 0, []
         self._count_overflow()
-        return self._core.observation(), self._info([])
+        return self._observation(), self._info([])
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
         core = self._require_core()
@@ -215,7 +275,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         info = self._info(outcome.completed)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
-        return core.observation(), -outcome.accrued_objective, terminated, False, info
+        return self._observation(), -outcome.accrued_objective, terminated, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:
@@ -244,7 +304,9 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         """The action that makes the env apply ``theta`` (one fraction per job in ``state`` order).
 
         Exact when no job is outside the window; otherwise the group gets the sum of its jobs'
-        fractions, which the env then splits equally among them.
+        fractions, which the env then splits equally among them. With ``allocation="fractions"`` a
+        theta summing to less than 1 is kept (its idle share stays idle); in the default mode the env
+        scales it up to every server.
         """
         core = self._require_core()
         n_jobs, window = core.n_jobs, core.window
@@ -255,7 +317,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         total = theta.sum()
         if total <= 0:
             return action
-        scaled = theta / total
+        scaled = theta / (max(total, 1.0) if self.allocation == "fractions" else total)
         action[: window.size] = scaled[window]
         if n_jobs > window.size:
             outside = np.ones(n_jobs, dtype=bool)
@@ -267,9 +329,36 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     def allocation_from_action(self, action: Any) -> np.ndarray:
         """Validate ``action`` and turn it into fractions theta aligned with ``state`` (see Action Space)."""
         core = self._require_core()
-        return allocation(check_action(action, self.max_jobs), core.window, core.n_jobs)
+        return allocation(check_action(action, self.max_jobs), core.window, core.n_jobs, self.allocation)
+
+    def scenario_features(self) -> np.ndarray:
+        """The ``observe_params`` slots of the current episode (see Observation Space)."""
+        if isinstance(self.speedup, Power):
+            exponent = self.speedup.p
+        else:  # the local exponent of s at N: p for k^p, within [0, 1] for a concave s with s(0) = 0
+            n = self.n_servers
+            elasticity = n * float(self.speedup.derivative(n)) / float(self.speedup(n))
+            exponent = min(max(elasticity, 0.0), 1.0)
+        load = self.load if self.arrival_process is not None else 0.0
+        objective = 1.0 if self.objective == "slowdown" else 0.0
+        return np.array([exponent, load, objective, math.log10(1.0 + self.n_servers) / 6.0], dtype=np.float32)
 
     # ----------------------------------------------------------------- internals
+    def _observation(self) -> np.ndarray:
+        observation = self._require_core().observation()
+        if self._params_observed is None:
+            return observation
+        return np.concatenate([observation, self._params_observed])
+
+    def _draw_episode(self) -> tuple[np.ndarray, np.ndarray]:
+        """Draw the episode from ``np_random``: p first (with ``p_range``), then the workload."""
+        if self.p_range is not None:
+            self.speedup = Power(float(self.np_random.uniform(*self.p_range)))
+            if self.arrival_process is not None:  # lambda = load s(N) / E[X] follows p
+                rate_at_n = float(self.speedup(self.n_servers))
+                self.arrival_process = PoissonArrivals.for_load(self.load, self.size_dist.mean, rate_at_n)
+        return self._draw_workload()
+
     def _draw_workload(self) -> tuple[np.ndarray, np.ndarray]:
         if self.jobs is not None:
             return self.jobs
@@ -297,6 +386,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             "n_jobs": core.n_jobs,
             "n_outside": max(core.n_jobs - self.max_jobs, 0),
             "completed": completed,
+            "invalid_action": False,
         }
 
     def _episode_metrics(self) -> dict[str, float]:
@@ -327,6 +417,25 @@ def _parse_jobs(jobs: Any, mode: str) -> tuple[np.ndarray, np.ndarray] | None:
     raise ValueError(
         f"jobs with shape {array.shape} is not allowed; give a list of sizes or a list of (arrival, size) pairs"
     )
+
+
+def _check_p_range(p_range: Any, speedup: Speedup) -> tuple[float, float] | None:
+    """``p_range`` as (lo, hi) with 0 < lo <= hi <= 1, for a power speedup only."""
+    if p_range is None:
+        return None
+    try:
+        lo, hi = (float(value) for value in p_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"p_range={p_range!r} is not allowed; give a pair (lo, hi) with 0 < lo <= hi <= 1") from None
+    check_probability("p_range[0]", lo)
+    check_probability("p_range[1]", hi)
+    if lo > hi:
+        raise ValueError(f"p_range={p_range!r} is not allowed; it needs lo <= hi")
+    if not isinstance(speedup, Power):
+        raise ValueError(
+            f"p_range={p_range!r} draws p of s(k) = k^p, but speedup={speedup!r}; leave speedup as a number"
+        )
+    return lo, hi
 
 
 def _size_scale(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarray] | None) -> float:

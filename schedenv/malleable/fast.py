@@ -41,9 +41,11 @@ def _admit(
 def _step(
     action, window, n_window, theta, job_id, arrival, size, remaining, weight, n_jobs,
     arrival_times, stream_sizes, next_arrival, now, n_servers, p, s_n, slowdown,
-    done_id, done_arrival, done_size,
+    done_id, done_arrival, done_size, fractions,
 ):  # fmt: skip
     """Validate ``action``, allocate, advance to the next epoch and compact; see ``sim.advance``.
+
+    ``fractions``: the env's ``allocation="fractions"`` (a weight sum <= 1 is used as is, idling the rest).
 
     Returns (status, n_jobs, next_arrival, now, departure_time, accrued, work, n_done); status 1
     means an invalid action, and then nothing has been changed.
@@ -61,8 +63,12 @@ def _step(
         if theta[j] < 0.0:
             theta[j] = action[action.size - 1] / n_outside
         total += theta[j]
-    for j in range(n_jobs):
-        theta[j] = theta[j] / total if total > 0.0 else 1.0 / n_jobs
+    if total <= 0.0:
+        for j in range(n_jobs):
+            theta[j] = 1.0 / n_jobs
+    elif total > 1.0 or not fractions:
+        for j in range(n_jobs):
+            theta[j] = theta[j] / total
     first, until_departure = -1, np.inf
     for j in range(n_jobs):
         rate = (theta[j] * n_servers) ** p
@@ -129,10 +135,11 @@ def _observe(window, remaining, size, n_jobs, scale, obs, order):
 class FastCore:
     """The compiled core (``Power`` speedups only; the env falls back to ``ReferenceCore`` otherwise)."""
 
-    def __init__(self, params: MalleableParams, max_jobs: int, scale: float) -> None:
+    def __init__(self, params: MalleableParams, max_jobs: int, scale: float, allocation: str = "normalized") -> None:
         if not isinstance(params.speedup, Power):
             raise ValueError(f"FastCore needs a Power speedup, got {params.speedup!r}")
-        self.params, self.max_jobs, self.scale = params, max_jobs, scale
+        self.params, self.max_jobs, self.scale, self.allocation = params, max_jobs, scale, allocation
+        self._fractions = allocation == "fractions"
         self._p = params.speedup.p
         self._slowdown = params.objective == "slowdown"
         capacity = params.arrival_times.size
@@ -184,7 +191,7 @@ class FastCore:
             weights, self._window, self._n_window, self._theta, self._job_id, self._arrival, self._size,
             self._remaining, self._weight, self.n_jobs, params.arrival_times, params.sizes, self.next_arrival,
             self.time, params.n_servers, self._p, params.speedup_at_n, self._slowdown,
-            self._done_id, self._done_arrival, self._done_size,
+            self._done_id, self._done_arrival, self._done_size, self._fractions,
         )  # fmt: skip
         if status:
             check_action(weights, self.max_jobs)  # raises with the precise reason

@@ -11,12 +11,18 @@ process per core instead.
 
 Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
 copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
-terminates it; ``info["final_obs"]`` and ``info["final_info"]`` hold what it ended with). Options:
-``reset(options={"reset_mask": mask})`` resets only the masked copies.
+terminates it; ``info["final_obs"]`` and ``info["final_info"]`` hold what it ended with: as in
+``SyncVectorEnv``, ``final_obs`` is an object array of shape (B,) holding the ended copies' last
+observations and None elsewhere). Options: ``reset(options={"reset_mask": mask})`` resets only the
+masked copies. Observations, rewards, terminations and ``final_obs`` equal those of
+``gym.make_vec(..., vectorization_mode="sync")`` bit for bit in both modes (``tests/perf``).
 
-``info`` holds arrays ``time``, ``n_jobs`` and ``n_outside`` (one entry per copy) and, for copies whose
-episode ended, ``episode_metrics`` (a dict of arrays, valid where ``info["_episode_metrics"]``). Per-job
-``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
+``info`` holds arrays ``time``, ``n_jobs``, ``n_outside`` and ``invalid_action`` (always False; every
+action in the Box is valid) with their masks, and, for copies whose episode ended, ``episode_metrics``
+(a dict of arrays, valid where ``info["_episode_metrics"]``, NaN elsewhere). Per-job ``completed``
+records are not built (use the single env, or ``schedenv.fastpath``, for records).
+Every keyword of the single env is accepted (``allocation``, ``observe_params`` and ``p_range``
+included: with ``p_range`` each copy draws its own p at its reset, as its single env would).
 Only s(k) = k^p speedups are compiled; ``render_mode`` is not supported.
 """
 
@@ -54,45 +60,54 @@ ARRIVAL, SIZE, REMAINING, WEIGHT, THETA, DONE_ARRIVAL, DONE_SIZE = range(7)
 
 
 @numba.njit(cache=True)
-def _reset_rows(rows, ids, jobs, ints, floats, window, obs, arrival_times, sizes, s_n, slowdown, scale, max_jobs):
-    """Start the episodes of copies ``rows`` (as FastCore's constructor); ints/floats: per-copy counters."""
+def _reset_rows(
+    rows, ids, jobs, ints, floats, window, obs, n_obs, arrival_times, sizes, s_n, slowdown, scale, max_jobs
+):  # fmt: skip
+    """Start the episodes of copies ``rows`` (as FastCore's constructor); ints/floats: per-copy counters.
+
+    ``s_n`` holds each copy's s(N); ``obs[i, :n_obs]`` is the core's observation (scenario slots follow).
+    """
     for r in range(rows.size):
         i = rows[r]
         now = arrival_times[i, 0]
         n_jobs, nxt = _admit(
             ids[i, JOB_ID], jobs[i, ARRIVAL], jobs[i, SIZE], jobs[i, REMAINING], jobs[i, WEIGHT], 0,
-            arrival_times[i], sizes[i], 0, now, s_n, slowdown,
+            arrival_times[i], sizes[i], 0, now, s_n[i], slowdown,
         )  # fmt: skip
         ints[i, 0], ints[i, 1], ints[i, 3], ints[i, 4] = n_jobs, nxt, 0, 0
         ints[i, 5] = n_jobs > max_jobs
         floats[i, 0], floats[i, 1], floats[i, 2] = now, 0.0, 0.0
-        ints[i, 2] = _observe(window[i], jobs[i, REMAINING], jobs[i, SIZE], n_jobs, scale, obs[i], ids[i, ORDER])
+        ints[i, 2] = _observe(
+            window[i], jobs[i, REMAINING], jobs[i, SIZE], n_jobs, scale, obs[i, :n_obs], ids[i, ORDER]
+        )
 
 
 @numba.njit(cache=True)
 def _step_rows(
-    rows, actions, ids, jobs, ints, floats, window, obs, rewards, terminated,
-    arrival_times, sizes, n_servers, p, s_n, slowdown, scale, max_jobs,
+    rows, actions, ids, jobs, ints, floats, window, obs, n_obs, rewards, terminated,
+    arrival_times, sizes, n_servers, p, s_n, slowdown, scale, max_jobs, fractions,
 ):  # fmt: skip
-    """One ``MalleableEnv.step`` for each copy in ``rows`` (actions already validated)."""
+    """One ``MalleableEnv.step`` for each copy in ``rows`` (actions already validated; p, s_n per copy)."""
     for r in range(rows.size):
         i = rows[r]
         _, n_jobs, nxt, now, event, accrued, _, n_done = _step(
             actions[i], window[i], ints[i, 2], jobs[i, THETA], ids[i, JOB_ID], jobs[i, ARRIVAL], jobs[i, SIZE],
             jobs[i, REMAINING], jobs[i, WEIGHT], ints[i, 0], arrival_times[i], sizes[i], ints[i, 1], floats[i, 0],
-            n_servers, p, s_n, slowdown, ids[i, DONE_ID], jobs[i, DONE_ARRIVAL], jobs[i, DONE_SIZE],
+            n_servers, p[i], s_n[i], slowdown, ids[i, DONE_ID], jobs[i, DONE_ARRIVAL], jobs[i, DONE_SIZE], fractions,
         )  # fmt: skip
         for k in range(n_done):
             response = event - jobs[i, DONE_ARRIVAL, k]
             floats[i, 1] += response
-            floats[i, 2] += response * s_n / jobs[i, DONE_SIZE, k]
+            floats[i, 2] += response * s_n[i] / jobs[i, DONE_SIZE, k]
         ints[i, 0], ints[i, 1], floats[i, 0] = n_jobs, nxt, now
         ints[i, 3] += n_done
         ints[i, 4] += 1
         ints[i, 5] += n_jobs > max_jobs
         rewards[i] = -accrued
         terminated[i] = n_jobs == 0 and nxt >= arrival_times.shape[1]
-        ints[i, 2] = _observe(window[i], jobs[i, REMAINING], jobs[i, SIZE], n_jobs, scale, obs[i], ids[i, ORDER])
+        ints[i, 2] = _observe(
+            window[i], jobs[i, REMAINING], jobs[i, SIZE], n_jobs, scale, obs[i, :n_obs], ids[i, ORDER]
+        )
 
 
 class MalleableVectorEnv(VectorEnv):
@@ -119,9 +134,12 @@ class MalleableVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.max_jobs = self.template.max_jobs
-        self._p = self.template.speedup.p
-        self._s_n = float(self.template.speedup(self.template.n_servers))
+        self._p = np.full(self.num_envs, self.template.speedup.p)
+        self._s_n = np.full(self.num_envs, float(self.template.speedup(self.template.n_servers)))
+        """Per copy: p and s(N) (they differ between copies only with ``p_range``)."""
         self._slowdown = self.template.objective == "slowdown"
+        self._fractions = self.template.allocation == "fractions"
+        self._core_length = SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES
         self._generators: list[np.random.Generator | None] = [None] * self.num_envs
         self._length = self._episode_length()
         b, n = self.num_envs, self._length
@@ -132,7 +150,7 @@ class MalleableVectorEnv(VectorEnv):
         self._floats = np.zeros((b, 3))
         """Per copy: time, sum of response times, sum of slowdowns."""
         self._window = np.zeros((b, self.max_jobs), dtype=np.int64)
-        self._obs = np.zeros((b, SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES), dtype=np.float32)
+        self._obs = np.zeros((b, self._core_length + self.template.param_features), dtype=np.float32)
         self._rewards, self._terminated = np.zeros(b), np.zeros(b, dtype=np.bool_)
         self._autoreset = np.zeros(b, dtype=np.bool_)
         self._started = False
@@ -161,9 +179,10 @@ class MalleableVectorEnv(VectorEnv):
         stepping = np.flatnonzero(~self._autoreset)
         template = self.template
         _step_rows(
-            stepping, weights, self._ids, self._jobs, self._ints, self._floats, self._window, self._obs, self._rewards,
-            self._terminated, self._arrival_times, self._sizes, float(template.n_servers), self._p, self._s_n,
-            self._slowdown, float(template.scale), self.max_jobs,
+            stepping, weights, self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
+            self._core_length, self._rewards, self._terminated, self._arrival_times, self._sizes,
+            float(template.n_servers), self._p, self._s_n, self._slowdown, float(template.scale), self.max_jobs,
+            self._fractions,
         )  # fmt: skip
         rewards, terminated = self._rewards.copy(), self._terminated.copy()
         rewards[resetting], terminated[resetting] = 0.0, False
@@ -173,8 +192,12 @@ class MalleableVectorEnv(VectorEnv):
             info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
             if ended.size:
-                final_info = info | self._info()
-                info["final_obs"], info["_final_obs"] = self._obs.copy(), terminated.copy()
+                # As SyncVectorEnv: final_obs is an object array holding the ended copies' observations.
+                final_obs = np.full(self.num_envs, None, dtype=object)
+                for i in ended:
+                    final_obs[i] = self._obs[i].copy()
+                final_info = info | self._info(terminated)
+                info["final_obs"], info["_final_obs"] = final_obs, terminated.copy()
                 info["final_info"] = final_info
                 info["_final_info"] = terminated.copy()
                 self._reset(ended)
@@ -199,23 +222,29 @@ class MalleableVectorEnv(VectorEnv):
         template = self.template
         for i in rows:
             template.np_random = self._generators[i]
-            self._arrival_times[i], self._sizes[i] = template._draw_workload()
+            self._arrival_times[i], self._sizes[i] = template._draw_episode()
+            speedup = template.speedup
+            assert isinstance(speedup, Power)
+            self._p[i], self._s_n[i] = speedup.p, float(speedup(template.n_servers))
+            if template.observe_params:
+                self._obs[i, self._core_length :] = template.scenario_features()
         _reset_rows(
             rows.astype(np.int64), self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
-            self._arrival_times, self._sizes, self._s_n, self._slowdown, float(template.scale), self.max_jobs,
+            self._core_length, self._arrival_times, self._sizes, self._s_n, self._slowdown, float(template.scale),
+            self.max_jobs,
         )  # fmt: skip
 
-    def _info(self) -> dict[str, Any]:
-        everyone = np.ones(self.num_envs, dtype=np.bool_)
+    def _info(self, present: np.ndarray | None = None) -> dict[str, Any]:
+        """The per-copy info arrays, each with its mask (``present``: all copies when None)."""
         n_jobs = self._ints[:, 0].copy()
-        return {
+        values = {
             "time": self._floats[:, 0].copy(),
-            "_time": everyone,
             "n_jobs": n_jobs,
-            "_n_jobs": everyone,
             "n_outside": np.maximum(n_jobs - self.max_jobs, 0),
-            "_n_outside": everyone,
+            "invalid_action": np.zeros(self.num_envs, dtype=np.bool_),
         }
+        mask = np.ones(self.num_envs, dtype=np.bool_) if present is None else present
+        return values | {f"_{name}": mask.copy() for name in values}
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
         """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""

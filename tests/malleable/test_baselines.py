@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import baselines
-from baselines.malleable import Hell, Knee
+from baselines.malleable import HellWaterFill, Knee
 from schedenv.evaluation import evaluate
 from schedenv.malleable.sim import MalleableParams, MalleableState
 from schedenv.tuning import tune_knee_alpha
@@ -24,7 +24,7 @@ def mean_slowdown(policy: object, seeds: range, **kwargs: object) -> np.ndarray:
 def test_no_baseline_beats_hesrpt_offline(p: float) -> None:
     seeds = range(6)
     optimum = mean_slowdown("hesrpt", seeds, speedup=p)
-    contenders: list[object] = ["equi", "srpt", "rs", "hell"] + [Knee(alpha) for alpha in (1e-6, 1e-3, 1.0)]
+    contenders: list[object] = ["equi", "srpt", "rs", "hell-waterfill"] + [Knee(alpha) for alpha in (1e-6, 1e-3, 1.0)]
     for contender in contenders:
         # Per instance (not only on average): heSRPT is optimal for every job set (Theorem 5).
         assert (mean_slowdown(contender, seeds, speedup=p) >= optimum * (1 - 1e-6)).all(), contender
@@ -75,26 +75,30 @@ def state_of(remaining: list[float], n: float = 100.0, p: float = 0.3) -> tuple[
     return state, params
 
 
-def test_hell_water_fills_its_ratio_below_p_one_half() -> None:
+def test_hell_waterfill_water_fills_its_ratio_below_p_one_half() -> None:
     state, params = state_of([1.0, 2.0, 4.0], p=0.3)
-    servers = Hell().allocate(state, params) * params.n_servers
+    servers = HellWaterFill().allocate(state, params) * params.n_servers
     ratio = servers ** (2 * 0.3 - 1) / state.remaining  # s(k)^2 / (k R) for s(k) = k^p
     np.testing.assert_allclose(ratio, ratio[0], rtol=1e-12)
 
 
-def test_hell_is_srpt_from_p_one_half() -> None:
+def test_hell_waterfill_is_srpt_from_p_one_half() -> None:
     state, params = state_of([3.0, 1.0, 2.0], p=0.7)
-    np.testing.assert_array_equal(Hell().allocate(state, params), [0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(HellWaterFill().allocate(state, params), [0.0, 1.0, 0.0])
 
 
-def test_hell_general_speedup_agrees_with_the_power_closed_form() -> None:
+def test_hell_waterfill_general_speedup_agrees_with_the_power_closed_form() -> None:
     state, params = state_of([1.0, 2.0, 4.0], p=0.3)
     from schedenv.workloads import CustomSpeedup
 
     custom = MalleableParams(
         params.n_servers, CustomSpeedup(lambda k: k**0.3, 100.0), "slowdown", params.arrival_times, params.sizes
     )
-    np.testing.assert_allclose(Hell().allocate(state, custom), Hell().allocate(state, params), atol=2 / Hell.increments)
+    np.testing.assert_allclose(
+        HellWaterFill().allocate(state, custom),
+        HellWaterFill().allocate(state, params),
+        atol=2 / HellWaterFill.increments,
+    )
 
 
 def test_knee_gives_each_job_its_knee_in_order_until_servers_run_out() -> None:

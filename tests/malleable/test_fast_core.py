@@ -20,6 +20,8 @@ from schedenv.workloads import Exponential, Pareto
         {"mode": "online", "n_arrivals": 300, "load": 0.9, "max_jobs": 4, "speedup": 0.6},
         {"mode": "online", "n_arrivals": 300, "load": 0.2, "max_jobs": 16, "speedup": 1.0, "size_dist": Exponential(1)},
         {"jobs": [1.0, 1.0, 2.0, 2.0, 3.0], "max_jobs": 2, "speedup": 0.5, "size_dist": Pareto(1.5)},
+        {"n_jobs": 40, "max_jobs": 8, "speedup": 0.3, "allocation": "fractions"},
+        {"mode": "online", "n_arrivals": 300, "load": 0.7, "max_jobs": 4, "speedup": 0.8, "allocation": "fractions"},
     ],
 )
 def test_fast_core_matches_the_reference_step_by_step(kwargs: dict) -> None:
@@ -27,14 +29,17 @@ def test_fast_core_matches_the_reference_step_by_step(kwargs: dict) -> None:
     inner = env.unwrapped
     env.reset(seed=9)
     params = inner.params
-    fast, reference = FastCore(params, inner.max_jobs, inner.scale), ReferenceCore(params, inner.max_jobs, inner.scale)
+    fast = FastCore(params, inner.max_jobs, inner.scale, inner.allocation)
+    reference = ReferenceCore(params, inner.max_jobs, inner.scale, inner.allocation)
     rng = np.random.default_rng(0)
     while not reference.done:
         assert not fast.done
         np.testing.assert_array_equal(fast.window, reference.window)
         np.testing.assert_allclose(fast.observation(), reference.observation(), rtol=1e-6)
-        # Random weights, with exact zeros and whole-group weights, stress every allocation branch.
+        # Random weights, with exact zeros, whole-group weights and small sums (idle servers with
+        # allocation="fractions"), stress every allocation branch.
         action = rng.random(inner.max_jobs + 1).astype(np.float32) * (rng.random(inner.max_jobs + 1) < 0.7)
+        action *= np.float32(0.05 if rng.random() < 0.3 else 1.0)
         fast_outcome, fast_theta = fast.step(action)
         ref_outcome, ref_theta = reference.step(action)
         np.testing.assert_allclose(fast_theta, ref_theta, rtol=1e-12)

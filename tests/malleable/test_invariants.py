@@ -17,10 +17,18 @@ weights = st.lists(st.floats(0.0, 1.0, width=32), min_size=5, max_size=5)
     seed=st.integers(0, 2**31 - 1),
     p=st.floats(0.05, 1.0),
     actions=st.lists(weights, min_size=1, max_size=60),
+    allocation=st.sampled_from(["normalized", "fractions"]),
 )
-def test_jobs_and_work_are_conserved(seed: int, p: float, actions: list[list[float]]) -> None:
+def test_jobs_and_work_are_conserved(seed: int, p: float, actions: list[list[float]], allocation: str) -> None:
     env = gym.make(
-        "schedenv/Malleable-v0", mode="online", n_arrivals=30, load=0.6, speedup=p, max_jobs=4, n_servers=50.0
+        "schedenv/Malleable-v0",
+        mode="online",
+        n_arrivals=30,
+        load=0.6,
+        speedup=p,
+        max_jobs=4,
+        n_servers=50.0,
+        allocation=allocation,
     )
     env.reset(seed=seed)
     inner = env.unwrapped

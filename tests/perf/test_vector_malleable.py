@@ -7,6 +7,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.vector import AutoresetMode
 
 import schedenv  # noqa: F401
 from schedenv.malleable.vector import MalleableVectorEnv
@@ -16,15 +17,26 @@ ENV = "schedenv/Malleable-v0"
 CONFIGS: list[dict[str, Any]] = [
     {"n_jobs": 6, "max_jobs": 4},
     {"mode": "online", "n_arrivals": 40, "load": 0.9, "max_jobs": 3, "speedup": 0.3, "objective": "flow_time"},
+    {
+        "mode": "online",
+        "n_arrivals": 30,
+        "max_jobs": 3,
+        "p_range": (0.1, 0.9),
+        "observe_params": True,
+        "allocation": "fractions",
+    },
 ]
+IDS = ["offline", "online", "p_range-fractions"]
 
 
 def random_actions(rng: np.random.Generator, num_envs: int, width: int) -> np.ndarray:
-    # Exact zeros and whole-group weights exercise every allocation branch.
-    return (rng.random((num_envs, width)) * (rng.random((num_envs, width)) < 0.7)).astype(np.float32)
+    # Exact zeros, whole-group weights and small sums (idle servers with allocation="fractions")
+    # exercise every allocation branch.
+    weights = rng.random((num_envs, width)) * (rng.random((num_envs, width)) < 0.7)
+    return (weights * np.where(rng.random((num_envs, 1)) < 0.3, 0.1, 1.0)).astype(np.float32)
 
 
-@pytest.mark.parametrize("kwargs", CONFIGS, ids=["offline", "online"])
+@pytest.mark.parametrize("kwargs", CONFIGS, ids=IDS)
 def test_next_step_autoreset_equals_single_envs(kwargs: dict[str, Any]) -> None:
     num_envs, seed = 5, 20
     venv = gym.make_vec(ENV, num_envs=num_envs, **kwargs)
@@ -129,3 +141,63 @@ def test_bad_construction_arguments() -> None:
         MalleableVectorEnv(num_envs=2, render_mode="ansi")
     with pytest.raises(ValueError, match="n_jobs"):
         MalleableVectorEnv(num_envs=2, n_jobs=0)
+
+
+def info_keys(info: dict[str, Any]) -> dict[str, Any]:
+    """The batched info entries both vector envs build (records are the single env's alone)."""
+    keys = ("time", "n_jobs", "n_outside", "invalid_action")
+    return {k: info[k] for k in keys} | {f"_{k}": info[f"_{k}"] for k in keys}
+
+
+def assert_same_arrays(native: Any, sync: Any, what: str) -> None:
+    native, sync = np.asarray(native), np.asarray(sync)
+    assert native.dtype == sync.dtype and native.shape == sync.shape, (what, native.dtype, sync.dtype)
+    np.testing.assert_array_equal(native, sync, err_msg=what)
+
+
+@pytest.mark.parametrize("kwargs", CONFIGS, ids=IDS)
+@pytest.mark.parametrize("autoreset", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP], ids=["next", "same"])
+def test_native_batch_equals_sync_vector_env_bit_for_bit(kwargs: dict[str, Any], autoreset: AutoresetMode) -> None:
+    num_envs = 4
+    native = gym.make_vec(ENV, num_envs, vectorization_mode="vector_entry_point", autoreset_mode=autoreset, **kwargs)
+    sync = gym.make_vec(ENV, num_envs, vectorization_mode="sync", vector_kwargs={"autoreset_mode": autoreset}, **kwargs)
+    assert isinstance(native, MalleableVectorEnv)
+    assert native.metadata["autoreset_mode"] == sync.metadata["autoreset_mode"] == autoreset
+    assert native.observation_space == sync.observation_space and native.action_space == sync.action_space
+    (obs_a, info_a), (obs_b, info_b) = native.reset(seed=11), sync.reset(seed=11)
+    assert_same_arrays(obs_a, obs_b, "reset observation")
+    for key, value in info_keys(info_b).items():
+        assert_same_arrays(info_keys(info_a)[key], value, f"reset info {key}")
+    native.action_space.seed(5)
+    ended = 0
+    for step in range(250):
+        actions = native.action_space.sample()
+        actions[step % num_envs] *= step % 3 != 0  # some all-zero rows (EQUI)
+        actions[(step + 1) % num_envs] *= 0.1 if step % 2 else 1.0  # sums below 1 (idle with "fractions")
+        a, b = native.step(actions), sync.step(actions)
+        for name, x, y in zip(("obs", "reward", "terminated", "truncated"), a[:4], b[:4], strict=True):
+            assert_same_arrays(x, y, f"step {step} {name}")
+        info_a, info_b = a[4], b[4]
+        for key, value in info_keys(info_b).items():
+            assert_same_arrays(info_keys(info_a)[key], value, f"step {step} info {key}")
+        assert ("final_obs" in info_a) == ("final_obs" in info_b)
+        if "final_obs" in info_b:
+            final_a, final_b = info_a["final_obs"], info_b["final_obs"]
+            assert final_a.dtype == final_b.dtype == object and final_a.shape == final_b.shape == (num_envs,)
+            assert_same_arrays(info_a["_final_obs"], info_b["_final_obs"], "_final_obs")
+            for x, y in zip(final_a, final_b, strict=True):
+                assert (x is None) == (y is None)
+                if y is not None:
+                    assert_same_arrays(x, y, f"step {step} final_obs")
+            assert_same_arrays(info_a["final_info"]["_episode_metrics"], info_b["final_info"]["_episode_metrics"], "")
+        if b[2].any():
+            ended += int(b[2].sum())
+            done = np.flatnonzero(b[2])
+            # SameStep: the ended episode's info is final_info (the native env also keeps it at the top).
+            where_a, where_b = (
+                (a[4], b[4]) if autoreset == AutoresetMode.NEXT_STEP else (a[4]["final_info"], b[4]["final_info"])
+            )
+            for name, values in where_b["episode_metrics"].items():
+                if not name.startswith("_"):
+                    np.testing.assert_allclose(where_a["episode_metrics"][name][done], values[done], rtol=1e-12)
+    assert ended >= num_envs
