@@ -14,7 +14,7 @@ test seeds (0..99), never seen in training, beside every baseline of the env on 
 ``benchmarks/results/rl_<preset>.md`` reports, per training seed, the ratio of means to the paper
 policy and to the best baseline with paired bootstrap 95% intervals, and across the 3 runs the
 IQM of the per-episode ratios agent / paper policy with a 95% stratified bootstrap interval
-(rliable, Agarwal et al. 2021). Each goal of the issue is checked by code on those numbers.
+(``schedenv.stats.iqm_interval``, Agarwal et al. 2021). Each goal of the issue is checked by code on those numbers.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from agents.sweep import run_folder, sweep
 from agents.train import CONFIG_DIR, resolve_config
 from schedenv.comparison import objective_metric
 from schedenv.reporting import markdown_table, provenance
+from schedenv.stats import iqm_interval
 from schedenv.workloads import from_spec
 
 
@@ -51,7 +52,7 @@ class Preset:
 
 PRESETS = {
     "malleable-offline": Preset("malleable_ppo.yaml", 3_000_000, "paper", 1.01),
-    "malleable-online": Preset("malleable_online_ppo.yaml", 3_000_000, "paper", 1.00),
+    "malleable-online": Preset("malleable_online_ppo.yaml", 1_500_000, "paper", 1.00),
     "multiserver": Preset("multiserverjob_maskable_ppo.yaml", 2_000_000, "paper", 1.05),
     "dispatch": Preset("dispatch_maskable_ppo.yaml", 2_000_000, "best", 1.00),
     "moldable": Preset("moldable_maskable_ppo.yaml", 1_000_000, "paper", 1.00),
@@ -93,16 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     (Path(args.out) / f"rl_{args.preset}.md").write_text(text)
     print(text)
     return 0
-
-
-def iqm_interval(scores: np.ndarray) -> tuple[float, float, float]:
-    """IQM of a (runs x test seeds) score matrix and its 95% stratified bootstrap interval (rliable)."""
-    from rliable import library, metrics
-
-    point, interval = library.get_interval_estimates(
-        {"agent": scores}, lambda x: np.array([metrics.aggregate_iqm(x)]), reps=2000
-    )
-    return float(point["agent"][0]), float(interval["agent"][0, 0]), float(interval["agent"][1, 0])
 
 
 def report(

@@ -105,3 +105,32 @@ def test_paired_comparison_zero_reference_gives_nan_ratio() -> None:
 def test_paired_comparison_needs_equal_shapes() -> None:
     with pytest.raises(ValueError, match=r"equal shapes.*\(3,\).*\(2,\)"):
         paired_comparison([1.0, 2.0, 3.0], [1.0, 2.0])
+
+
+def test_ratio_interval_is_exact_for_proportional_pairs_and_brackets_the_ratio() -> None:
+    from schedenv.stats import ratio_interval
+
+    b = np.array([1.0, 2.0, 3.0, 10.0])
+    low, high = ratio_interval(2.5 * b, b)
+    assert low == pytest.approx(2.5) and high == pytest.approx(2.5)  # every resample has ratio 2.5
+    rng = np.random.default_rng(1)
+    a = b * rng.uniform(0.9, 1.3, size=4)
+    low, high = ratio_interval(a, b)
+    assert low < a.mean() / b.mean() < high
+    assert all(np.isnan(ratio_interval([1.0], [2.0])))
+    with pytest.raises(ValueError, match="equal 1-d shapes"):
+        ratio_interval([1.0, 2.0], [1.0])
+
+
+def test_iqm_trims_a_quarter_each_side_and_its_interval_brackets_it() -> None:
+    from schedenv.stats import iqm, iqm_interval
+
+    # 8 values: the middle 4 (3, 4, 5, 6) survive the 25% trim; the outlier 1000 does not matter
+    assert iqm(np.array([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 1000.0]])) == pytest.approx(4.5)
+    scores = np.random.default_rng(0).normal(1.0, 0.1, size=(3, 100))
+    point, low, high = iqm_interval(scores)
+    assert low < point < high and high - low < 0.1
+    constant = np.ones((3, 10))
+    assert iqm_interval(constant) == (1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="runs x tasks"):
+        iqm_interval(np.ones(5))
