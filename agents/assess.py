@@ -92,11 +92,11 @@ def _play_chunk(policy: Any, venv: gym.vector.VectorEnv, seeds: list[int]) -> li
 
 
 def batch_masks(venv: gym.vector.VectorEnv) -> np.ndarray | None:
-    """The (B x n) action masks of a batched env with a discrete masked action space, else None.
+    """The (B x n) action masks of a batched env with a (multi-)discrete masked action space, else None.
 
     A native batched env has ``action_masks()``; a ``SyncVectorEnv`` is asked copy by copy.
     """
-    if not isinstance(venv.single_action_space, gym.spaces.Discrete):
+    if not isinstance(venv.single_action_space, gym.spaces.Discrete | gym.spaces.MultiDiscrete):
         return None
     method = getattr(venv, "action_masks", None)
     if callable(method):

@@ -53,9 +53,9 @@ class Preset:
 PRESETS = {
     "malleable-offline": Preset("malleable_ppo.yaml", 3_000_000, "paper", 1.01),
     "malleable-online": Preset("malleable_online_ppo.yaml", 1_500_000, "paper", 1.00),
-    "multiserver": Preset("multiserverjob_maskable_ppo.yaml", 2_000_000, "paper", 1.05),
-    "dispatch": Preset("dispatch_maskable_ppo.yaml", 2_000_000, "best", 1.00),
-    "moldable": Preset("moldable_maskable_ppo.yaml", 1_000_000, "paper", 1.00),
+    "multiserver": Preset("multiserverjob_maskable_ppo.yaml", 1_200_000, "paper", 1.05),
+    "dispatch": Preset("dispatch_maskable_ppo.yaml", 1_000_000, "best", 1.00),
+    "moldable": Preset("moldable_maskable_ppo.yaml", 500_000, "paper", 1.00),
 }
 TRAIN_SEEDS = (0, 1, 2)
 
@@ -173,8 +173,8 @@ def report(
         f"**{best_iqm:.4f}** [{best_low:.4f}, {best_high:.4f}]",
         f"- mean over runs of the ratio of means: {mean_ratio:.4f} to {reference}, {mean_best:.4f} to {best_overall}",
         f"- goal (issue 11): ratio to {target} <= {preset.threshold}: {verdict}",
-        f"- training: {sum(cpu):.1f} CPU-minutes for {len(assessments)} runs ({wall / 60:.1f} wall-minutes, "
-        f"{len(assessments)} runs two at a time on 2 cores)",
+        f"- training: {sum(cpu):.1f} CPU-minutes for {len(assessments)} runs ({wall / 60:.1f} wall-minutes; "
+        "runs two at a time on 2 cores)",
         "",
         "## Baselines on the same test seeds",
         "",
