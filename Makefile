@@ -1,9 +1,12 @@
-# Two commands on a fresh machine:  `make demo`  and  `make test`  (see README).
+# Two commands on a fresh machine:  `make demo`  and  `make test`  (see README).  `make docs` builds the site.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Strict: a broken link, a missing result file or a docstring that cannot be rendered fails the build.
+# NO_MKDOCS_2_WARNING silences Material's notice about MkDocs 2, which is not about this site.
+DOCS_BUILD := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-.PHONY: install demo test lint
+.PHONY: install demo test lint docs
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +15,7 @@ $(BIN)/activate:
 # is already satisfied and pip does not fetch a multi-GB CUDA build.
 $(VENV)/.installed: pyproject.toml | $(BIN)/activate
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[rl,dist,dev]'
+	$(BIN)/pip install --quiet -e '.[rl,dist,dev,docs]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -27,7 +30,12 @@ test: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(DOCS_BUILD)
 	HYPOTHESIS_PROFILE=ci $(BIN)/pytest -n 2 -q
+
+# The documentation site (mkdocs.yml, docs/) into site/; preview with `$(BIN)/mkdocs serve`.
+docs: install
+	$(DOCS_BUILD)
 
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy && $(BIN)/lint-imports
