@@ -19,6 +19,7 @@ import numpy as np
 from schedenv.analysis.queueing import lwr_analysis, random_analysis
 from schedenv.analysis.tags import paper_size_dist, tags_optimal_cutoffs
 from schedenv.fastpath import evaluate_fast
+from schedenv.progress import progress_bar
 from schedenv.stats import Interval
 from schedenv.workloads import Distribution
 
@@ -81,7 +82,8 @@ def sweep(
     alphas: Sequence[float], load: float, n_hosts: int, upper: float, objectives: tuple[str, ...]
 ) -> dict[float, dict[str, dict[str, float]]]:
     """``policy_comparison`` at every alpha (mean 3000, upper bound ``upper``)."""
-    return {a: policy_comparison(paper_size_dist(a, upper), load, n_hosts, objectives) for a in alphas}
+    points = progress_bar(alphas, desc=f"analysis at load {load:g}, {n_hosts} hosts", unit="alpha")
+    return {a: policy_comparison(paper_size_dist(a, upper), load, n_hosts, objectives) for a in points}
 
 
 def simulate(

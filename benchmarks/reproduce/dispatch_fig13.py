@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _dispatch_figures import LABELS, parse, plot, write_markdown
 
 from schedenv.analysis.tags import paper_size_dist, server_expansion
+from schedenv.progress import progress_bar
 
 FIGURE = "tags-fig13"
 DESCRIPTION = (
@@ -24,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv, DESCRIPTION)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    table = {a: {p: server_expansion(p, paper_size_dist(a), 0.7, 2) for p in POLICIES} for a in args.alphas}  # type: ignore[arg-type]
+    points = progress_bar(args.alphas, desc=FIGURE, unit="alpha")
+    table = {a: {p: server_expansion(p, paper_size_dist(a), 0.7, 2) for p in POLICIES} for a in points}  # type: ignore[arg-type]
     header = ["alpha", *(LABELS[p] for p in POLICIES)]
     rows = [[f"{a:g}", *(f"{table[a][p]:.4g}" for p in POLICIES)] for a in args.alphas]
     notes = [

@@ -14,7 +14,6 @@ computed from Theorem 6 as a check. HELL runs as worded, with the env's ``alloca
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,7 @@ import schedenv  # noqa: F401
 from baselines.malleable import Knee
 from schedenv.analysis import hesrpt_mean_slowdown
 from schedenv.fastpath import evaluate_fast
+from schedenv.progress import progress_bar
 from schedenv.reporting import markdown_table, provenance, write_atomic
 from schedenv.stats import mean_interval
 from schedenv.tuning import tune_knee_alpha
@@ -48,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     alphas_per_decade = 2 if args.quick else 4
 
     rows, curves = [], {name: [] for name in POLICIES}
-    for p in p_values:
+    bar = progress_bar(p_values, desc=FIGURE, unit="p")
+    for p in bar:
         kwargs = {"n_jobs": n_jobs, "max_jobs": n_jobs, "n_servers": 1e6, "speedup": p, "size_dist": Pareto(0.8)}
         scale = 1.0
         alphas = p * scale / np.geomspace(1e9, 1e-3, 12 * alphas_per_decade + 1) ** (1 + p)
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             row.append(f"{interval} (×{np.mean(values / reference):.3f})")
         row.append(f"{best_alpha:.3g}")
         rows.append(row)
-        print(f"p = {p}: " + ", ".join(f"{n} {c[-1]:.4g}" for n, c in curves.items()), file=sys.stderr)
+        bar.write(f"p = {p}: " + ", ".join(f"{n} {c[-1]:.4g}" for n, c in curves.items()))
 
     out = Path(args.out)
     table = markdown_table(["p", *POLICIES, "KNEE alpha"], rows)

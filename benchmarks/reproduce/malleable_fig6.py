@@ -18,7 +18,6 @@ order-of-magnitude gaps appear.
 from __future__ import annotations
 
 import argparse
-import sys
 import warnings
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import numpy as np
 import schedenv  # noqa: F401
 from baselines.malleable import Knee
 from schedenv.fastpath import evaluate_fast
+from schedenv.progress import progress_bar
 from schedenv.reporting import markdown_table, provenance, write_atomic
 from schedenv.stats import mean_interval
 from schedenv.tuning import tune_knee_alpha
@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds = range(args.seeds or (2 if args.quick else 3))
 
     rows, curves, overflow = [], {}, 0.0
+    bar = progress_bar(total=len(p_values) * len(loads), desc=FIGURE, unit="point")
     for p in p_values:
         for load in loads:
             kwargs = {
@@ -78,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
                 curves.setdefault((p, name), []).append(interval.mean)
                 row.append(f"{interval} (×{np.mean(values / reference):.2f})")
             rows.append(row)
-            print(f"p = {p}, load = {load}: {row[2:]}", file=sys.stderr)
+            bar.write(f"p = {p}, load = {load}: {row[2:]}")
+            bar.update()
+    bar.close()
 
     out = Path(args.out)
     table = markdown_table(["p", "load", *POLICIES], rows)

@@ -20,6 +20,7 @@ import numpy as np
 from baselines.moldable import ENV_ID, POLICIES
 from schedenv.fastpath import evaluate_fast
 from schedenv.moldable.workload import LOADS
+from schedenv.progress import progress_bar
 from schedenv.reporting import git_commit, write_atomic
 from schedenv.stats import Interval, mean_interval
 
@@ -43,9 +44,10 @@ def run_point(point: Point, seeds: Sequence[int], n_jobs: int) -> dict[str, np.n
 
 def run_points(points: Sequence[Point], seeds: Sequence[int], n_jobs: int, jobs: int) -> list[dict[str, np.ndarray]]:
     if jobs <= 1:
-        return [run_point(p, seeds, n_jobs) for p in points]
+        return [run_point(p, seeds, n_jobs) for p in progress_bar(points, desc="HRF points", unit="point")]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(run_point, points, [seeds] * len(points), [n_jobs] * len(points)))
+        done = pool.map(run_point, points, [seeds] * len(points), [n_jobs] * len(points))
+        return list(progress_bar(done, total=len(points), desc="HRF points", unit="point"))
 
 
 def parser(description: str) -> argparse.ArgumentParser:

@@ -23,6 +23,7 @@ import numpy as np
 from schedenv.analysis.multiserver import sfs_gap_bound, srpt_mg1_response_time
 from schedenv.fastpath.multiserver import ServiceSetPolicy, run_fast
 from schedenv.multiserver.srpt1 import srpt1_completion_times
+from schedenv.progress import progress_bar
 from schedenv.reporting import write_atomic
 from schedenv.stats import Interval, mean_interval
 
@@ -78,6 +79,7 @@ def sweep(
     start = time.perf_counter()
     result = Sweep([float(x) for x in loads], list(policies), int(n_arrivals), [int(s) for s in seeds])
     result.caps = dict(caps or {})
+    bar = progress_bar(total=len(result.loads) * len(result.seeds), desc="multiserver sweep", unit="run")
     for load in result.loads:
         env = gym.make(ENV_ID, load=load, n_arrivals=n_arrivals, max_jobs=64, **env_kwargs)
         inner: Any = env.unwrapped
@@ -89,6 +91,7 @@ def sweep(
             params = run.params
             pooled = srpt1_completion_times(params.arrival_times, params.sizes) - params.arrival_times
             table[SRPT1].append(float(pooled.mean()))
+            bar.update()
         for name, values in table.items():
             result.response[(name, load)] = np.asarray(values)
         size_law = inner.workload.size_dist
@@ -96,6 +99,7 @@ def sweep(
             result.schrage_miller[load] = srpt_mg1_response_time(size_law, inner.arrival_rate)
         result.gap_bound[load] = sfs_gap_bound(inner.n_servers, inner.arrival_rate, load)
         env.close()
+    bar.close()
     result.seconds = time.perf_counter() - start
     return result
 

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-from tqdm import tqdm
 
 import baselines
 from schedenv.backends import run_tasks
@@ -34,6 +33,7 @@ from schedenv.leaderboard.result import LeaderboardResult
 from schedenv.leaderboard.scenario import Scenario
 from schedenv.leaderboard.suites import FAMILIES, available_families, suite
 from schedenv.leaderboard.table import ScenarioPlan, claim_checks, family_summary, scenario_rows
+from schedenv.progress import progress_bar
 from schedenv.validation import suggest
 
 
@@ -188,7 +188,7 @@ def run_leaderboard(
             payloads[task.key] = cached
     todo = [task for task in tasks if task.key not in payloads]
     failed = 0
-    with tqdm(
+    with progress_bar(
         total=len(tasks),
         initial=len(tasks) - len(todo),
         desc=f"leaderboard {suite_name}",

@@ -213,12 +213,6 @@ def _multiserver(size: str, load: float, n_arrivals: int, n_seeds: int) -> Scena
     )
 
 
-def _alibaba_trace_present() -> bool:
-    from schedenv.multiserver.trace import ALIBABA_GPU_TRACE
-
-    return ALIBABA_GPU_TRACE.is_file()
-
-
 def _multiserver_trace(load: float, n_arrivals: int) -> Scenario:
     return Scenario(
         family="multiserver",
@@ -242,20 +236,20 @@ def multiserver(suite: str) -> list[Scenario]:
     The paper simulates 10^7 arrivals per point; through the Gymnasium loop an episode costs about
     a millisecond per event here, so the paper suite uses 2 x 10^4 arrivals (about 30 s an
     episode, some 15 CPU-hours in all: a job for ``--backend ray``). The standard and paper suites
-    add replays of the Alibaba GPU trace when ``../shared/traces/`` holds it (the paper claims no
-    ordering there, so these scenarios carry no claim).
+    add replays of the Alibaba GPU trace shipped with the package (the paper claims no ordering
+    there, so these scenarios carry no claim).
     """
     if suite == "quick":
         return [_multiserver("exp", load, 500, 4) for load in (0.7, 0.9)]
     if suite == "standard":
         exp = [_multiserver("exp", load, 2000, 5) for load in (0.5, 0.7, 0.8, 0.9, 0.95)]
         hyperexp = [_multiserver("hyperexp", load, 2000, 5) for load in (0.7, 0.9)]
-        trace = [_multiserver_trace(load, 5000) for load in (0.7, 0.9)] if _alibaba_trace_present() else []
+        trace = [_multiserver_trace(load, 5000) for load in (0.7, 0.9)]
         return exp + hyperexp + trace
     loads = (0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98, 0.99)
     synthetic = [_multiserver(size, load, 20000, 5) for size in ("exp", "hyperexp") for load in loads]
     trace_loads = (0.5, 0.7, 0.8, 0.9)
-    return synthetic + ([_multiserver_trace(load, 20000) for load in trace_loads] if _alibaba_trace_present() else [])
+    return synthetic + [_multiserver_trace(load, 20000) for load in trace_loads]
 
 
 # --------------------------------------------------------------------------- moldable (HRF)

@@ -8,8 +8,10 @@ duration = run time; arrival = submit time. Jobs with a missing or non-positive 
 processor count are dropped. Arrival times are then scaled to the requested load, as below.
 
 The trace (``cluster-trace-gpu-v2023``, file ``openb_pod_list_default.csv`` of alibaba/clusterdata;
-Weng et al., "Beware of Fragmentation", USENIX ATC 2023) lives outside the repository, in
-``../shared/traces/`` (see its README). Mapping to the model of Grosof et al. 2022 §3.1:
+Weng et al., "Beware of Fragmentation", USENIX ATC 2023) ships with the package, gzip-compressed,
+as ``schedenv/data/alibaba-gpu-2023-default.csv.gz``; ``schedenv/data/README.md`` gives its source
+and its terms of use (study or research only, not the MIT licence). Mapping to the model of
+Grosof et al. 2022 §3.1:
 
 - server need k_j = ``num_gpu``; tasks with ``num_gpu`` = 0 (CPU only) are dropped, and a
   GPU-sharing task (``gpu_milli`` < 1000) holds one whole GPU (the model has no fractional need);
@@ -24,36 +26,51 @@ Weng et al., "Beware of Fragmentation", USENIX ATC 2023) lives outside the repos
 from __future__ import annotations
 
 import csv
+import gzip
+import io
+from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from schedenv.traces import read_swf
 from schedenv.validation import check_int, check_positive
 
-ALIBABA_GPU_TRACE = Path(__file__).resolve().parents[3] / "shared" / "traces" / "alibaba-gpu-2023-default.csv"
-"""Where the shared trace is expected (``../shared/traces/`` next to the repository)."""
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+ALIBABA_GPU_TRACE = files("schedenv") / "data" / "alibaba-gpu-2023-default.csv.gz"
+"""The trace shipped as package data, found through ``importlib.resources`` (in any working directory)."""
 
 
 def read_alibaba_gpu_trace(path: str | Path | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Arrival times (s, from 0, sorted), GPU needs and durations (s) of the trace's GPU tasks."""
-    file = Path(path) if path is not None else ALIBABA_GPU_TRACE
-    if not file.is_file():
+    """Arrival times (s, from 0, sorted), GPU needs and durations (s) of the trace's GPU tasks.
+
+    ``path`` defaults to the copy shipped with the package; another copy of the CSV file may be
+    given, plain or gzip-compressed (a name ending in ``.gz``).
+    """
+    source: Traversable | Path = ALIBABA_GPU_TRACE if path is None else Path(path)
+    if path is None and not source.is_file():
+        raise FileNotFoundError(f"the Alibaba GPU trace shipped with schedenv is missing ({source}): a broken install")
+    if not source.is_file():
         raise FileNotFoundError(
-            f"Alibaba GPU trace not found at {file}; it is not part of the repository (see ../shared/traces/README.md)"
+            f"Alibaba GPU trace file {str(path)!r} not found; give the path of its CSV file (plain or .gz), or no "
+            "path (trace='alibaba' in the env) for the copy shipped with schedenv"
         )
+    data = source.read_bytes()
+    text = (gzip.decompress(data) if source.name.endswith(".gz") else data).decode("utf-8-sig")
     arrivals, needs, durations = [], [], []
-    with file.open(encoding="utf-8-sig", newline="") as handle:
-        for row in csv.DictReader(handle):
-            gpus = int(row["num_gpu"] or 0)
-            if gpus == 0 or not row["scheduled_time"] or not row["deletion_time"]:
-                continue
-            duration = float(row["deletion_time"]) - float(row["scheduled_time"])
-            if duration <= 0:
-                continue
-            arrivals.append(float(row["creation_time"]))
-            needs.append(gpus)
-            durations.append(duration)
+    for row in csv.DictReader(io.StringIO(text, newline="")):
+        gpus = int(row["num_gpu"] or 0)
+        if gpus == 0 or not row["scheduled_time"] or not row["deletion_time"]:
+            continue
+        duration = float(row["deletion_time"]) - float(row["scheduled_time"])
+        if duration <= 0:
+            continue
+        arrivals.append(float(row["creation_time"]))
+        needs.append(gpus)
+        durations.append(duration)
     arrival = np.asarray(arrivals)
     order = np.argsort(arrival, kind="stable")
     return arrival[order] - arrival[order][0], np.asarray(needs, dtype=np.int64)[order], np.asarray(durations)[order]

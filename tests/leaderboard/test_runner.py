@@ -59,6 +59,15 @@ def test_outputs_hold_the_tables_the_issue_asks_for(tmp_path: Path, tiny: list[S
     assert not result.failed
 
 
+def test_progress_off_a_terminal_is_one_line_per_cell(
+    tmp_path: Path, tiny: list[Scenario], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_leaderboard("test", out=tmp_path, scenario_list=tiny, contenders="equi", workers=1, command="test")
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(",")[0] for line in lines] == [f"leaderboard test: {i}/4 cell ({25 * i}%)" for i in range(1, 5)]
+    assert {line.split(", ")[-1] for line in lines} == {f"{s.label} {c}" for s in tiny for c in ("hesrpt", "equi")}
+
+
 def test_second_run_reads_every_cell_from_the_cache(tmp_path: Path, tiny: list[Scenario]) -> None:
     _run(tmp_path, tiny, contenders="equi")
     first = (tmp_path / "leaderboard.csv").read_text()

@@ -15,9 +15,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "rep
 from multiserver_sweeps import SRPT1, markdown_report, plot, sweep
 
 
-def test_sweep_pairs_policies_with_srpt1_on_the_same_streams(tmp_path: Path) -> None:
+def test_sweep_pairs_policies_with_srpt1_on_the_same_streams(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     policies = {name: baselines.make(name) for name in ("serverfilling-srpt", "greedy-srpt")}
     result = sweep(policies, [0.5, 0.9], 3000, [0, 1], caps={"greedy-srpt": 200})
+    # Progress off a terminal: one line per (load, seed) run of every policy.
+    assert [line.split(",")[0] for line in capsys.readouterr().err.splitlines()] == [
+        f"multiserver sweep: {i}/4 run ({25 * i}%)" for i in range(1, 5)
+    ]
     for load in result.loads:
         # SRPT-1 is a sample-path lower bound, so every per-seed ratio is at least 1.
         assert (result.response[("serverfilling-srpt", load)] >= result.response[(SRPT1, load)]).all()
