@@ -175,6 +175,16 @@ def record_provenance(run_dir: Path, command: str, extra: dict[str, Any]) -> dic
     return record
 
 
+def add_training_cpu(run_dir: Path, seconds: float) -> float:
+    """Add ``seconds`` of this process's CPU time (learning and its evaluations) to ``run.json``'s
+    ``train_cpu_seconds``, the run's training budget summed over every call (resumes included)."""
+    path = Path(run_dir) / PROVENANCE
+    record: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {}
+    record["train_cpu_seconds"] = float(record.get("train_cpu_seconds", 0.0)) + seconds
+    write_atomic(path, (json.dumps(record, indent=1) + "\n").encode())
+    return float(record["train_cpu_seconds"])
+
+
 def read_provenance(run_dir: Path) -> dict[str, Any]:
     """The run's ``run.json`` (empty for runs trained before it existed)."""
     path = Path(run_dir) / PROVENANCE

@@ -10,7 +10,6 @@ checkpoint (a finished run has nothing left to do).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,14 +42,12 @@ def _train_run(run: SweepRun) -> dict[str, Any]:
     folder = Path(run.out)
     resuming = run.resume and (folder / CONFIG).is_file()
     config = resume_config(folder, run.overrides) if resuming else resolve_config(run.config, run.overrides)
-    cpu_start = time.process_time()
     result = train(config, folder, resume=resuming)
     last = result.evaluations[-1] if result.evaluations else {}
     return {
         "out": run.out,
         "start_timesteps": result.start_timesteps,
         "seconds": result.seconds,
-        "cpu_seconds": time.process_time() - cpu_start,
         "last_evaluation": last,
     }
 

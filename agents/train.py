@@ -38,6 +38,7 @@ from agents.runs import (
     TENSORBOARD,
     VECNORMALIZE,
     Checkpoint,
+    add_training_cpu,
     checkpoints,
     read_config,
     record_provenance,
@@ -305,7 +306,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command
         algo.needs_masks,
     )
     progress = sys.stderr.isatty() if config.progress_bar is None else config.progress_bar
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     if config.timesteps > start:
         model.learn(
             total_timesteps=config.timesteps - start,
@@ -318,6 +319,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command
         checkpointer.save()
         if not evaluation.history or evaluation.history[-1]["timesteps"] != model.num_timesteps:
             evaluation.evaluate_now()
+        add_training_cpu(run_dir, time.process_time() - cpu_started)
     else:
         seconds = 0.0
         print(f"{run_dir} is already at {start} >= {config.timesteps} steps; nothing to train", file=sys.stderr)

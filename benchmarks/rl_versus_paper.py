@@ -31,6 +31,7 @@ import numpy as np
 
 import agents
 from agents.assess import Assessment, assess
+from agents.runs import read_provenance
 from agents.sweep import run_folder, sweep
 from agents.train import CONFIG_DIR, resolve_config
 from schedenv.comparison import objective_metric
@@ -79,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     overrides = {"timesteps": timesteps, "progress_bar": False}
-    summaries = sweep([config_path], seeds, overrides, runs_dir, workers=args.workers, resume=True)
+    sweep([config_path], seeds, overrides, runs_dir, workers=args.workers, resume=True)
+    summaries = [read_provenance(run_folder(runs_dir, config_path, seed)) for seed in seeds]
     wall = time.perf_counter() - started
     config = resolve_config(config_path, overrides)
     env_kwargs = {key: from_spec(value) for key, value in config.env_kwargs.items()}
@@ -109,7 +111,7 @@ def report(
     """The Markdown of ``rl_<name>.md``: per-seed table, across-seed IQM, baselines, and the goal's check."""
     first = next(iter(assessments.values()))
     reference, metric = first.reference, first.metric
-    cpu = [s.get("cpu_seconds", float("nan")) / 60 for s in summaries]
+    cpu = [s.get("train_cpu_seconds", float("nan")) / 60 for s in summaries]
     rows = []
     for (seed, result), minutes in zip(assessments.items(), cpu, strict=True):
         best = result.best_baseline

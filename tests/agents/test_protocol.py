@@ -125,6 +125,7 @@ def test_evaluate_agent_json_reports_held_out_seeds_and_the_best_baseline(
     assert provenance["train_seeds"] == train_seeds(0, 4)
     assert provenance["commands"][0]["command"].startswith("schedenv train --config")
     assert provenance["commands"][0]["versions"]["stable_baselines3"]
+    assert provenance["train_cpu_seconds"] > 0
 
     assert main(["evaluate", "--agent", str(out), "--json"]) == 0
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
