@@ -83,7 +83,7 @@ def test_every_module_of_the_packages_sits_in_a_layer_and_no_import_is_exempt() 
     config = _import_linter_config()
     contracts = config["contracts"]
     assert all("ignore_imports" not in contract for contract in contracts)
-    (layers,) = [contract["layers"] for contract in contracts if contract["type"] == "layers"]
+    (layers,) = [contract["layers"] for contract in contracts if contract["id"] == "layers"]
     placed = [name.strip() for layer in layers for name in layer.replace("|", ":").split(":")]
     assert len(placed) == len(set(placed))
     top_level = {f"schedenv.{module.name}" for module in pkgutil.iter_modules(schedenv.__path__)}

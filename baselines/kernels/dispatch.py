@@ -1,5 +1,5 @@
 """The dispatch baselines' rules compiled with numba (``baselines/dispatch.py``), on the arrays of
-``schedenv.dispatch.kernels``.
+``schedenv.dispatch.kernel``.
 
 ``decide`` gives the (destination, limit index) that Central-Queue, Random, Round-Robin,
 Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS (Harchol-Balter, J. ACM 2002, §1-§4) choose
@@ -16,7 +16,7 @@ import numba
 import numpy as np
 
 from baselines import dispatch as rules
-from schedenv.dispatch.kernels import COUNTER, JOB_ID, LENGTH, NO_NRT, RUNS, SIZE, TIME, bisect_left, host_work
+from schedenv.dispatch.kernel import COUNTER, JOB_ID, LENGTH, NO_NRT, RUNS, SIZE, TIME, bisect_left, host_work
 
 CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS = range(7)
 """Policy codes of ``decide`` (``baselines/dispatch.py``)."""

@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from baselines import malleable
-from schedenv.malleable.sorting import stable_order
+from schedenv.malleable.kernel import stable_order
 
 HESRPT, EQUI, SRPT, RS, HELL, KNEE, HELL_WATERFILL = 0, 1, 2, 3, 4, 5, 6
 """Policy codes of ``allocate`` (HELL as worded, ``Hell``; HELL_WATERFILL, ``HellWaterFill``)."""

@@ -1,5 +1,5 @@
 """The moldable baselines' decision rules compiled with numba (``baselines/moldable.py``), on the state
-arrays of the env's compiled core (``schedenv.moldable.fast``).
+arrays of the env's compiled core (``schedenv.moldable.kernel``).
 
 ``decide`` returns the env action of ``MoldablePolicy.act`` for HRF (Algorithm 1 once per allocation
 turn, over all queued jobs; HRF paper §5) and Rigid (requested counts), with FCFS or EASY selection
@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from baselines.moldable import POLICIES
-from schedenv.moldable.fast import (
+from schedenv.moldable.kernel import (
     FREE,
     MAX_JOBS,
     N_PROCS,

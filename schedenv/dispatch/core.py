@@ -5,7 +5,7 @@ the next decision epoch, keeping what the env reports up to date. Two cores shar
 
 - ``ReferenceCore`` (here): the pure simulator ``sim.DispatchSim`` and the observation built in
   Python from its state. It is the specification of the env's dynamics and observation.
-- ``FastCore`` (``fast.py``): the compiled kernels (``kernels.py``), which the env runs. It is tested
+- ``FastCore`` (``fast.py``): the compiled kernels (``kernel.py``), which the env runs. It is tested
   against the reference step by step (``tests/dispatch/test_fast_core.py``): same observations,
   rewards, records, masks, views and metrics, exactly.
 

@@ -5,7 +5,7 @@ the ACM 49(2), 2002, §1 (hosts, Random / Round-Robin / Shortest-Queue / Least-W
 Central-Queue) and §4 (TAGS: time limits, kills, restarts from scratch).
 
 The env translates; the dynamics run on the compiled core (``fast.FastCore`` over the numba
-``kernels``, shared with the batched env). The pure simulator ``sim.DispatchSim`` with the Python
+``kernel``, shared with the batched env). The pure simulator ``sim.DispatchSim`` with the Python
 observation of ``core.ReferenceCore`` is the specification: ``tests/dispatch/test_fast_core.py``
 steps both with the same actions and requires equal observations, rewards and records.
 """
@@ -27,20 +27,14 @@ from schedenv.dispatch.fast import FastCore
 from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
 from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
+from schedenv.dispatch.workload import default_size_dist, parse_jobs
 from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
-from schedenv.workloads import BoundedPareto, Distribution, PoissonArrivals, poisson_job_stream
+from schedenv.workloads import Distribution, PoissonArrivals, poisson_job_stream
 
-DEFAULT_ALPHA = 1.1
-"""Default Bounded Pareto exponent: the paper's plots span 0.2-2; measured workloads give about 1 (§3)."""
 LIMITS_PER_DECADE = 4
 """Density of the default time-limit ladder (limits 10^(1/4) ≈ 1.78 apart)."""
 INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
 """What ``step`` does with a masked action (see the env's Action Space)."""
-
-
-def default_size_dist() -> BoundedPareto:
-    """The paper's workload: Bounded Pareto with mean 3000 and upper bound 10^10 (§3), alpha = 1.1."""
-    return BoundedPareto.with_mean(3000.0, alpha=DEFAULT_ALPHA, upper=1e10)
 
 
 def default_time_limits(size_dist: Distribution) -> np.ndarray:
@@ -240,7 +234,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         if not math.isfinite(self.size_dist.mean):
             raise ValueError(f"size_dist={self.size_dist!r} has an infinite mean; load needs a finite E[X]")
         self.n_arrivals = check_int("n_arrivals", n_arrivals)
-        self.jobs = _parse_jobs(jobs)
+        self.jobs = parse_jobs(jobs)
         if not isinstance(size_known, (bool, np.bool_)):
             raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
         self.size_known = bool(size_known)
@@ -433,29 +427,6 @@ def _size_class_bounds(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarr
             )
         )
     return tuple(bounds)
-
-
-def _parse_jobs(jobs: Any) -> tuple[np.ndarray, np.ndarray] | None:
-    """Explicit (arrival, size) pairs, kept in arrival order (stable for ties)."""
-    if jobs is None:
-        return None
-    try:
-        array = np.asarray(jobs, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"jobs={jobs!r} is not allowed; give a list of (arrival, size) pairs") from error
-    if array.ndim != 2 or array.shape[1] != 2 or array.shape[0] == 0:
-        raise ValueError(
-            f"jobs with shape {array.shape} is not allowed; give a non-empty list of (arrival, size) pairs"
-        )
-    arrivals, sizes = array[:, 0], array[:, 1]
-    bad = ~(np.isfinite(sizes) & (sizes > 0))
-    if bad.any():
-        index = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"jobs[{index}] has size {sizes[index]!r}; every size must be finite and > 0")
-    if not (np.isfinite(arrivals).all() and (arrivals >= 0).all()):
-        raise ValueError("jobs[:, 0] (arrival times) must be finite and >= 0")
-    order = np.argsort(arrivals, kind="stable")
-    return arrivals[order].copy(), sizes[order].copy()
 
 
 def _parse_time_limits(time_limits: Any, size_dist: Distribution) -> np.ndarray:

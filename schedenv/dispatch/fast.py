@@ -1,7 +1,7 @@
 """The compiled env core of the dispatch family: ``DispatchEnv`` steps the kernels (DESIGN §7).
 
-``FastCore`` runs one copy of the batched env's state (``kernels.DispatchArrays`` with B = 1) through
-``kernels.step_rows``, the numba transcription of ``DispatchSim.dispatch`` + ``advance`` and of the
+``FastCore`` runs one copy of the batched env's state (``kernel.DispatchArrays`` with B = 1) through
+``kernel.step_rows``, the numba transcription of ``DispatchSim.dispatch`` + ``advance`` and of the
 observation, with the same floating-point operations in the same order. ``ReferenceCore``
 (``core.py``) over the pure simulator (``sim.py``) stays the specification:
 ``tests/dispatch/test_fast_core.py`` steps both with the same actions and compares observations,
@@ -10,7 +10,7 @@ rewards, completion records, masks, state views and metrics, exactly.
 The kernels keep each job's number of runs and last host, not its host sequence. Every kill is a
 decision epoch, so the core sees each one and keeps the hosts each job was killed at; with the
 final host (kept by the kernel) they give ``DispatchRecord.hosts``. The kernel also lists the
-completed job ids in order (``kernels.COMPLETION_ORDER``), so a step's records are built from the
+completed job ids in order (``kernel.COMPLETION_ORDER``), so a step's records are built from the
 new entries only. ``sim`` rebuilds a ``DispatchSim`` in the same state (for ``render`` and
 inspection): exact, but a copy.
 """
@@ -22,7 +22,7 @@ from collections import deque
 import numpy as np
 
 from schedenv.dispatch.core import ObservationLayout
-from schedenv.dispatch.kernels import (
+from schedenv.dispatch.kernel import (
     ACCRUED,
     ARRIVAL,
     COMPLETION_ORDER,

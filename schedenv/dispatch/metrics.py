@@ -1,4 +1,4 @@
-"""The env's ``episode_metrics`` from the compiled core's running sums (``kernels``), for the batched
+"""The env's ``episode_metrics`` from the compiled core's running sums (``kernel``), for the batched
 env, the env and the fast path: one tally, ``records.EpisodeTally``, computes them for every path.
 """
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedenv.dispatch.kernels import (
+from schedenv.dispatch.kernel import (
     BUSY,
     COUNT,
     FINAL_COUNT,

@@ -1,7 +1,7 @@
 """A native batched ``Dispatch-v0``: B copies stepped in one compiled call (DESIGN §7).
 
 ``gym.make_vec("schedenv/Dispatch-v0", num_envs=B, **kwargs)`` builds it (the id's
-``vector_entry_point``). Each copy runs the kernels the single env runs (``kernels.step_rows``, the
+``vector_entry_point``). Each copy runs the kernels the single env runs (``kernel.step_rows``, the
 compiled transcription of ``DispatchSim`` and of the observation; see ``fast.py``) and draws its
 workload with the single env's own draw from its own generator, so a batch reset with
 ``seed=s`` equals B single envs reset with seeds s, s+1, ... stepped in a loop: same observations,
@@ -42,7 +42,7 @@ from gymnasium.vector.utils import batch_space
 
 from schedenv.dispatch.env import DispatchEnv
 from schedenv.dispatch.fast import INITIAL_CAPACITY
-from schedenv.dispatch.kernels import KILLED, N_PRESENT, TIME, DispatchArrays, reset_rows, step_rows
+from schedenv.dispatch.kernel import KILLED, N_PRESENT, TIME, DispatchArrays, reset_rows, step_rows
 from schedenv.dispatch.metrics import episode_metrics
 from schedenv.validation import check_choice, check_int
 from schedenv.vector_reset import reseed_copies

@@ -3,7 +3,7 @@
 The loop (``run_chunk``) fuses a baseline's rule (``baselines.kernels.dispatch.decide``:
 Central-Queue, Random, Round-Robin, Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS of
 Harchol-Balter, J. ACM 2002, §1-§4) with the compiled transcription of ``DispatchSim``
-(``schedenv.dispatch.kernels.advance``), so per-job completion times, the episode return and
+(``schedenv.dispatch.kernel.advance``), so per-job completion times, the episode return and
 ``episode_metrics`` equal those of ``schedenv.evaluation.evaluate`` on the same seed
 (``tests/perf``). The env applies a Discrete action exactly, so there is nothing to emulate.
 
@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from baselines.kernels.dispatch import LEAST_WORK, RANDOM, SITA_E, TAGS, decide, policy_code
-from schedenv.dispatch.kernels import (
+from schedenv.dispatch.kernel import (
     ACCRUED,
     CHUNK_END,
     FULL,

@@ -1,7 +1,7 @@
 """Malleable baselines without the Gymnasium shell: one compiled loop per episode (DESIGN §7).
 
 The loop fuses a policy's allocation rule (``baselines.kernels.malleable``) with the event step of
-the env's compiled core (``schedenv.malleable.fast``): at every arrival and departure the policy
+the env's compiled core (``schedenv.malleable.kernel``): at every arrival and departure the policy
 allocates over *all* jobs present, and, when ``emulate_env`` is true (the default), the allocation
 then goes through exactly what the env does to an action (the window of ``max_jobs`` least-remaining
 jobs, float32 action entries, the group weight split equally outside the window, renormalisation),
@@ -28,14 +28,14 @@ from gymnasium.utils import seeding
 
 from baselines.kernels.malleable import allocate, policy_code
 from schedenv.fastpath.result import DEFAULT_CHUNK, FastRun
+from schedenv.malleable.kernel import stable_order
 from schedenv.malleable.sim import COMPLETION_TOLERANCE
-from schedenv.malleable.sorting import stable_order
 from schedenv.workloads import Power
 
 
 @numba.njit(cache=True)
 def _admit(job_id, arrival, size, remaining, weight, n_jobs, arrival_times, sizes, nxt, now, s_n, slowdown, id_offset):
-    """Append the chunk's jobs that have arrived by ``now`` (as the env core's ``_admit``, with global job ids)."""
+    """Append the chunk's jobs that have arrived by ``now`` (as ``malleable.kernel.admit``, with global job ids)."""
     while nxt < arrival_times.size and arrival_times[nxt] <= now:
         x = sizes[nxt]
         job_id[n_jobs], arrival[n_jobs], size[n_jobs], remaining[n_jobs] = id_offset + nxt, arrival_times[nxt], x, x

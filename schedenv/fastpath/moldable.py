@@ -1,7 +1,7 @@
 """Moldable baselines without the Gymnasium shell: one compiled loop per episode (DESIGN §7).
 
 The loop fuses a policy's decision rule (``baselines.kernels.moldable.decide``) with the env's
-compiled step (``schedenv.moldable.fast._step``), so every decision goes through exactly what
+compiled step (``schedenv.moldable.kernel.step``), so every decision goes through exactly what
 ``env.step`` does; per-job records, metrics, the return and the step count equal those of
 ``schedenv.evaluation.evaluate`` on the same seed (``tests/perf``). The job set is drawn by the
 env's own ``reset(seed)``.
@@ -23,8 +23,8 @@ import numpy as np
 
 from baselines.kernels.moldable import decide, initial_policy_state, policy_code
 from schedenv.fastpath.result import FastRun
-from schedenv.moldable.env import episode_metrics
-from schedenv.moldable.fast import (
+from schedenv.moldable.fast import FastCore
+from schedenv.moldable.kernel import (
     ACCRUED,
     ADVANCE,
     D_END,
@@ -35,10 +35,10 @@ from schedenv.moldable.fast import (
     N_QUEUED,
     NEED_QUEUE,
     OK,
-    FastCore,
-    _is_done,
-    _step,
+    is_done,
+    step,
 )
+from schedenv.moldable.metrics import episode_metrics
 from schedenv.moldable.sim import MoldableJobRecord
 
 # episode counters: steps, epochs, overflow epochs, records written
@@ -53,11 +53,11 @@ def _episode(
     """Decide and step until the episode ends (``OK``); stops early with ``INVALID`` (the policy chose a
     masked action, which the env would refuse) or ``NEED_QUEUE`` (finish the step with ``ADVANCE`` on a
     bigger queue, account for it, call again)."""
-    while not _is_done(ints):
+    while not is_done(ints):
         action = decide(
             scheme, easy, alpha, threshold, ints, floats, queue, running, policy, turn_of, count_of, revenue, counts
         )
-        status = _step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, mask)
+        status = step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, mask)
         if status != OK:  # INVALID, or NEED_QUEUE: the decision is applied, arrivals wait for a bigger queue
             return status
         _account(ints, floats, done, counters, totals, records)
@@ -73,7 +73,7 @@ def _account(ints, floats, done, counters, totals, records):
     for d in range(ints[N_DONE]):
         records[first + d] = done[d]
     counters[C_RECORDS] = first + ints[N_DONE]
-    if not _is_done(ints):
+    if not is_done(ints):
         counters[C_EPOCHS] += 1
         counters[C_OVERFLOW] += ints[N_QUEUED] > ints[MAX_JOBS]
 

@@ -4,7 +4,7 @@ A core owns the simulator state of one episode and turns a validated action into
 keeping the job window and observation up to date. Two cores share this interface:
 
 - ``ReferenceCore`` (here): the pure simulator ``sim.advance`` plus numpy translation; any speedup.
-- ``FastCore`` (``fast.py``): one numba kernel per step for s(k) = k^p; tested against the reference
+- ``FastCore`` (``fast.py``): one numba kernel (``kernel.step``) per step for s(k) = k^p; tested against the reference
   step by step (same completions and rewards to rounding).
 """
 

@@ -23,10 +23,12 @@ from schedenv.malleable.core import (
     check_action,
 )
 from schedenv.malleable.fast import FastCore
+from schedenv.malleable.metrics import episode_metrics
 from schedenv.malleable.render import render_allocation, render_text
 from schedenv.malleable.sim import MalleableParams, MalleableState
-from schedenv.records import JobRecord, basic_metrics
-from schedenv.validation import check_choice, check_int, check_positive, check_positive_array, check_probability
+from schedenv.malleable.workload import parse_jobs
+from schedenv.records import JobRecord
+from schedenv.validation import check_choice, check_int, check_positive, check_probability
 from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup
 
 PARAM_FEATURES = 4
@@ -186,7 +188,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         if size_dist is not None and not isinstance(size_dist, Distribution):
             raise ValueError(f"size_dist={size_dist!r} is not allowed; it must be a schedenv.workloads.Distribution")
         self.size_dist = size_dist if size_dist is not None else Pareto(alpha=1.5)
-        self.jobs = _parse_jobs(jobs, self.mode)
+        self.jobs = parse_jobs(jobs, self.mode)
         self.n_jobs = check_int("n_jobs", n_jobs)
         self.n_arrivals = check_int("n_arrivals", n_arrivals)
         self.load = check_positive("load", load)
@@ -390,33 +392,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         }
 
     def _episode_metrics(self) -> dict[str, float]:
-        metrics = basic_metrics(self._records)
-        n = metrics["n_completed"]
-        metrics["total_flow_time"] = metrics["mean_response_time"] * n
-        metrics["total_slowdown"] = metrics["mean_slowdown"] * n
-        metrics["makespan"] = self._require_core().time
-        metrics["overflow_fraction"] = self._overflow_epochs / max(self._epochs, 1)
-        return metrics
-
-
-def _parse_jobs(jobs: Any, mode: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """Explicit jobs: sizes (offline, all at t = 0) or (arrival, size) pairs (either mode)."""
-    if jobs is None:
-        return None
-    array = np.asarray(jobs, dtype=np.float64)
-    if array.ndim == 1:
-        sizes = check_positive_array("jobs", array)
-        return np.zeros(sizes.size), sizes
-    if array.ndim == 2 and array.shape[1] == 2 and array.shape[0] > 0:
-        arrivals, sizes = array[:, 0], check_positive_array("jobs[:, 1] (sizes)", array[:, 1])
-        if not (np.isfinite(arrivals).all() and (arrivals >= 0).all() and (np.diff(arrivals) >= 0).all()):
-            raise ValueError("jobs[:, 0] (arrival times) must be finite, >= 0 and nondecreasing")
-        if mode == "offline" and arrivals.any():
-            raise ValueError("mode='offline' needs every arrival time to be 0; use mode='online' for later arrivals")
-        return arrivals.copy(), sizes
-    raise ValueError(
-        f"jobs with shape {array.shape} is not allowed; give a list of sizes or a list of (arrival, size) pairs"
-    )
+        return episode_metrics(self._records, self._require_core().time, self._overflow_epochs, self._epochs)
 
 
 def _check_p_range(p_range: Any, speedup: Speedup) -> tuple[float, float] | None:

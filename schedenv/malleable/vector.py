@@ -1,8 +1,8 @@
 """A native batched ``Malleable-v0``: B copies stepped in one compiled call (DESIGN §7).
 
 ``gym.make_vec("schedenv/Malleable-v0", num_envs=B, **kwargs)`` builds it (the id's
-``vector_entry_point``). Each copy runs the single env's compiled step (``fast._step``) and its
-observation (``fast._observe``) and draws its workload with the
+``vector_entry_point``). Each copy runs the single env's compiled step (``kernel.step``) and its
+observation (``kernel.observe``), in ``kernel.step_rows``, and draws its workload with the
 single env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs
 reset with seeds s, s+1, ... stepped in a loop (``tests/perf``). Copies are stepped one after the
 other in one thread: on the shared 2-core machine of DESIGN §7 numba's ``prange`` gained nothing over
@@ -30,84 +30,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES
 from schedenv.malleable.env import MalleableEnv
-from schedenv.malleable.fast import _admit, _observe, _step
+from schedenv.malleable.kernel import reset_rows, step_rows
+from schedenv.malleable.metrics import METRICS
 from schedenv.validation import check_choice, check_int
 from schedenv.vector_reset import reseed_copies
 from schedenv.workloads import Power
-
-METRICS = (
-    "n_completed",
-    "mean_response_time",
-    "mean_slowdown",
-    "total_flow_time",
-    "total_slowdown",
-    "makespan",
-    "overflow_fraction",
-)
-"""The single env's ``episode_metrics`` keys."""
-
-
-JOB_ID, DONE_ID, ORDER = 0, 1, 2
-ARRIVAL, SIZE, REMAINING, WEIGHT, THETA, DONE_ARRIVAL, DONE_SIZE = range(7)
-"""Rows of the per-copy job tables ``ids`` (int64) and ``jobs`` (float64), of shape (B, rows, capacity)."""
-
-
-@numba.njit(cache=True)
-def _reset_rows(
-    rows, ids, jobs, ints, floats, window, obs, n_obs, arrival_times, sizes, s_n, slowdown, scale, max_jobs
-):  # fmt: skip
-    """Start the episodes of copies ``rows`` (as FastCore's constructor); ints/floats: per-copy counters.
-
-    ``s_n`` holds each copy's s(N); ``obs[i, :n_obs]`` is the core's observation (scenario slots follow).
-    """
-    for r in range(rows.size):
-        i = rows[r]
-        now = arrival_times[i, 0]
-        n_jobs, nxt = _admit(
-            ids[i, JOB_ID], jobs[i, ARRIVAL], jobs[i, SIZE], jobs[i, REMAINING], jobs[i, WEIGHT], 0,
-            arrival_times[i], sizes[i], 0, now, s_n[i], slowdown,
-        )  # fmt: skip
-        ints[i, 0], ints[i, 1], ints[i, 3], ints[i, 4] = n_jobs, nxt, 0, 0
-        ints[i, 5] = n_jobs > max_jobs
-        floats[i, 0], floats[i, 1], floats[i, 2] = now, 0.0, 0.0
-        ints[i, 2] = _observe(
-            window[i], jobs[i, REMAINING], jobs[i, SIZE], n_jobs, scale, obs[i, :n_obs], ids[i, ORDER]
-        )
-
-
-@numba.njit(cache=True)
-def _step_rows(
-    rows, actions, ids, jobs, ints, floats, window, obs, n_obs, rewards, terminated,
-    arrival_times, sizes, n_servers, p, s_n, slowdown, scale, max_jobs, fractions,
-):  # fmt: skip
-    """One ``MalleableEnv.step`` for each copy in ``rows`` (actions already validated; p, s_n per copy)."""
-    for r in range(rows.size):
-        i = rows[r]
-        _, n_jobs, nxt, now, event, accrued, _, n_done = _step(
-            actions[i], window[i], ints[i, 2], jobs[i, THETA], ids[i, JOB_ID], jobs[i, ARRIVAL], jobs[i, SIZE],
-            jobs[i, REMAINING], jobs[i, WEIGHT], ints[i, 0], arrival_times[i], sizes[i], ints[i, 1], floats[i, 0],
-            n_servers, p[i], s_n[i], slowdown, ids[i, DONE_ID], jobs[i, DONE_ARRIVAL], jobs[i, DONE_SIZE], fractions,
-        )  # fmt: skip
-        for k in range(n_done):
-            response = event - jobs[i, DONE_ARRIVAL, k]
-            floats[i, 1] += response
-            floats[i, 2] += response * s_n[i] / jobs[i, DONE_SIZE, k]
-        ints[i, 0], ints[i, 1], floats[i, 0] = n_jobs, nxt, now
-        ints[i, 3] += n_done
-        ints[i, 4] += 1
-        ints[i, 5] += n_jobs > max_jobs
-        rewards[i] = -accrued
-        terminated[i] = n_jobs == 0 and nxt >= arrival_times.shape[1]
-        ints[i, 2] = _observe(
-            window[i], jobs[i, REMAINING], jobs[i, SIZE], n_jobs, scale, obs[i, :n_obs], ids[i, ORDER]
-        )
 
 
 class MalleableVectorEnv(VectorEnv):
@@ -178,7 +111,7 @@ class MalleableVectorEnv(VectorEnv):
         resetting = np.flatnonzero(self._autoreset)
         stepping = np.flatnonzero(~self._autoreset)
         template = self.template
-        _step_rows(
+        step_rows(
             stepping, weights, self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
             self._core_length, self._rewards, self._terminated, self._arrival_times, self._sizes,
             float(template.n_servers), self._p, self._s_n, self._slowdown, float(template.scale), self.max_jobs,
@@ -228,7 +161,7 @@ class MalleableVectorEnv(VectorEnv):
             self._p[i], self._s_n[i] = speedup.p, float(speedup(template.n_servers))
             if template.observe_params:
                 self._obs[i, self._core_length :] = template.scenario_features()
-        _reset_rows(
+        reset_rows(
             rows.astype(np.int64), self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
             self._core_length, self._arrival_times, self._sizes, self._s_n, self._slowdown, float(template.scale),
             self.max_jobs,

@@ -6,7 +6,7 @@ env's ``info`` reports):
 
 - ``ReferenceCore`` (here): the pure simulator ``MoldableSim`` plus numpy translation; the
   specification of the env's observation and mask.
-- ``FastCore`` (``fast.py``): one numba call per step, used by the env; tested against this one
+- ``FastCore`` (``fast.py``): one numba call (``kernel.step``) per step, used by the env; tested against this one
   step by step (``tests/moldable/test_fast_core.py``).
 """
 

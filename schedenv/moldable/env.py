@@ -27,11 +27,12 @@ from schedenv.moldable.core import (
     obs_length,
     scenario_params,
 )
-from schedenv.moldable.fast import FastCore, fallback_action
+from schedenv.moldable.fast import FastCore
+from schedenv.moldable.kernel import fallback_action
+from schedenv.moldable.metrics import episode_metrics
 from schedenv.moldable.render import render_gantt, render_text
 from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 from schedenv.moldable.workload import LOADS, CirneWorkload, MoldableJobSet, parse_jobs, trace_jobs
-from schedenv.records import basic_metrics
 from schedenv.traces import SWFTrace, read_swf, replay_jobs
 from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
 
@@ -434,25 +435,6 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
 
     def _episode_metrics(self) -> dict[str, float]:
         return episode_metrics(self._records, self.n_procs, self._overflow_epochs, self._epochs)
-
-
-def episode_metrics(
-    records: Sequence[MoldableJobRecord], n_procs: int, overflow_epochs: int, epochs: int
-) -> dict[str, float]:
-    """The env's ``episode_metrics`` (see Information) from an episode's records, in completion order."""
-    metrics = basic_metrics(records)
-    waiting = np.fromiter((r.start - r.arrival for r in records), float, len(records))
-    runtime = np.fromiter((r.completion - r.start for r in records), float, len(records))
-    procs = np.fromiter((r.procs for r in records), float, len(records))
-    first = min(r.arrival for r in records)
-    last = max(r.completion for r in records)
-    metrics["ATT"] = metrics["mean_response_time"]
-    metrics["AWT"] = metrics["mean_waiting_time"] = float(waiting.mean())
-    metrics["ART"] = metrics["mean_runtime"] = float(runtime.mean())
-    metrics["utilisation"] = float(procs @ runtime / (n_procs * (last - first))) if last > first else 0.0
-    metrics["makespan"] = last - first
-    metrics["overflow_fraction"] = overflow_epochs / max(epochs, 1)
-    return metrics
 
 
 def observation_space(max_jobs: int, max_running: int, observe_params: bool) -> spaces.Box:

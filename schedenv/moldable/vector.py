@@ -1,7 +1,7 @@
 """A native batched ``Moldable-v0``: B copies stepped in one compiled call (DESIGN §7).
 
 ``gym.make_vec("schedenv/Moldable-v0", num_envs=B, **kwargs)`` builds it (the id's
-``vector_entry_point``). Each copy runs the single env's compiled step (``fast._step``: decision,
+``vector_entry_point``). Each copy runs the single env's compiled step (``kernel.step``: decision,
 advance, observation, mask) on its own rows of batched arrays and draws its job set with the single
 env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs reset
 with seeds s, s+1, ..., i.e. ``gym.make_vec(..., vectorization_mode="sync")``, bit for bit:
@@ -34,102 +34,40 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from schedenv.moldable.core import factored_mask, obs_length
 from schedenv.moldable.env import MoldableEnv
-from schedenv.moldable.fast import (
+from schedenv.moldable.kernel import (
     A_TIME,
-    ACCRUED,
     ADVANCE,
-    D_END,
-    D_PROCS,
-    D_START,
-    D_SUBMIT,
+    BUSY,
+    EPOCHS,
     FREE,
-    MAX_JOBS,
+    LAST,
     N_COMPLETED,
-    N_DONE,
     N_INTS,
     N_JOBS,
-    N_PROCS,
     N_QUEUED,
     N_RUNNING,
     NEED_QUEUE,
     NEXT_ARRIVAL,
-    OK,
+    OVERFLOW,
     Q_RUNTIME,
+    RUNTIME,
+    SLOWDOWN,
     TIME,
-    _fallback,
-    _is_done,
-    _start,
-    _step,
+    TURNAROUND,
+    WAITING,
     arrival_arrays,
     initial_queue_rows,
+    start_rows,
+    step_rows,
 )
 from schedenv.validation import check_choice, check_int
 from schedenv.vector_reset import reseed_copies
-
-TURNAROUND, WAITING, RUNTIME, SLOWDOWN, BUSY, LAST, EPOCHS, OVERFLOW = range(8)
-"""Per-copy episode sums (``stats``): turnaround, waiting, runtime, slowdown and procs x runtime of
-the completed jobs, the last completion, decision epochs and epochs with jobs outside the window."""
-
-
-@numba.njit(cache=True)
-def _finish(i, penalty, ints, floats, done, stats, rewards, invalid):
-    """After copy i's step: its reward and its episode sums (as ``MoldableEnv.step`` counts them)."""
-    row_ints = ints[i]
-    for d in range(row_ints[N_DONE]):
-        submit, start, end = done[i, d, D_SUBMIT], done[i, d, D_START], done[i, d, D_END]
-        runtime = end - start
-        stats[i, TURNAROUND] += end - submit
-        stats[i, WAITING] += start - submit
-        stats[i, RUNTIME] += runtime
-        stats[i, SLOWDOWN] += (end - submit) / runtime
-        stats[i, BUSY] += done[i, d, D_PROCS] * runtime
-        stats[i, LAST] = max(stats[i, LAST], end)
-    if not _is_done(row_ints):
-        stats[i, EPOCHS] += 1.0
-        stats[i, OVERFLOW] += row_ints[N_QUEUED] > row_ints[MAX_JOBS]
-    reward = -floats[i, ACCRUED]
-    if invalid[i]:
-        reward -= penalty
-    rewards[i] = reward
-
-
-@numba.njit(cache=True)
-def _run_rows(
-    rows, actions, penalty, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, core_length,
-    mask, stats, rewards, invalid, status,
-):  # fmt: skip
-    """One ``MoldableEnv.step`` for each copy in ``rows`` (``actions`` in range; ``ADVANCE`` resumes a copy
-    that stopped with ``NEED_QUEUE`` after its queue grew). A masked action takes its fallback."""
-    for r in range(rows.size):
-        i = rows[r]
-        action = actions[i]
-        if action != ADVANCE:
-            invalid[i] = mask[i, action] == 0
-            if invalid[i]:
-                action = _fallback(action, mask[i], ints[i, N_PROCS])
-        status[i] = _step(
-            action, ints[i], floats[i], queue[i], running[i], arrivals_f[i], arrivals_i[i], tables, done[i],
-            obs[i, :core_length], mask[i],
-        )  # fmt: skip
-        if status[i] == OK:
-            _finish(i, penalty, ints, floats, done, stats, rewards, invalid)
-
-
-@numba.njit(cache=True)
-def _start_rows(rows, ints, floats, arrivals_f, stats, invalid, max_jobs, m, n_jobs, max_running, scale):
-    """Counters of the episodes of copies ``rows`` before their first ``ADVANCE``."""
-    for r in range(rows.size):
-        i = rows[r]
-        _start(ints[i], floats[i], max_jobs, m, n_jobs, max_running, scale, arrivals_f[i, 0, A_TIME])
-        stats[i, :] = 0.0
-        invalid[i] = False
 
 
 class MoldableVectorEnv(VectorEnv):
@@ -264,7 +202,7 @@ class MoldableVectorEnv(VectorEnv):
 
     def _run(self, rows: np.ndarray, actions: np.ndarray) -> None:
         """Step (or start, with ``ADVANCE``) the copies ``rows``; grow the queue while some copy needs it."""
-        _run_rows(rows, actions, self._penalty, *self._kernel_arrays())
+        step_rows(rows, actions, self._penalty, *self._kernel_arrays())
         while True:
             waiting = rows[self._status[rows] == NEED_QUEUE]
             if not waiting.size:
@@ -273,7 +211,7 @@ class MoldableVectorEnv(VectorEnv):
             grown[:, : self._queue.shape[1]] = self._queue
             self._queue = grown
             advance = np.full(self.num_envs, ADVANCE, dtype=np.int64)
-            _run_rows(waiting, advance, self._penalty, *self._kernel_arrays())
+            step_rows(waiting, advance, self._penalty, *self._kernel_arrays())
 
     def _reset(self, rows: np.ndarray) -> None:
         template = self.template
@@ -286,7 +224,7 @@ class MoldableVectorEnv(VectorEnv):
                 jobs = template.generator.sample(generator, template.n_jobs, template.n_procs)
                 self._arrivals_f[i], self._arrivals_i[i], _ = arrival_arrays(jobs)
         rows = rows.astype(np.int64)
-        _start_rows(
+        start_rows(
             rows, self._ints, self._floats, self._arrivals_f, self._stats, self._invalid, template.max_jobs,
             template.n_procs, template.n_jobs, template.max_running, float(template.time_scale),
         )  # fmt: skip

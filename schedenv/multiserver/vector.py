@@ -25,7 +25,7 @@ hold what it ended with). Options: ``reset(options={"reset_mask": mask})`` reset
 ``info`` holds arrays ``time``, ``n_jobs``, ``n_outside``, ``invalid_action`` and, in select mode,
 ``action_mask``, and, for copies whose episode ended, ``episode_metrics`` (a dict of arrays, valid where
 ``info["_episode_metrics"]``; NaN elsewhere). Per-job ``completed`` records, ``busy_servers`` and
-``elapsed`` are not reported (use the single env, or ``schedenv.multiserver.fastpath``, for them).
+``elapsed`` are not reported (use the single env, or ``schedenv.fastpath.multiserver``, for them).
 ``render_mode`` is not supported. With ``observe_params=True`` every copy's observation ends with the
 scenario's parameters, as the single env's.
 """

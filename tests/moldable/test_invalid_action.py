@@ -11,7 +11,7 @@ import pytest
 
 import schedenv  # noqa: F401 - registers the env ids
 from schedenv.moldable import MoldableEnv
-from schedenv.moldable.fast import fallback_action
+from schedenv.moldable.kernel import fallback_action
 
 ENV_ID = "schedenv/Moldable-v0"
 TABLE1 = [{"runtimes": {1: 10, 2: 5}}, {"runtimes": {1: 10, 2: 7}}, {"runtimes": {1: 10, 2: 9}}]

@@ -13,7 +13,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import schedenv  # noqa: F401 - registers the env ids
-from schedenv.moldable.fast import initial_queue_rows
+from schedenv.moldable.kernel import initial_queue_rows
 from schedenv.moldable.vector import MoldableVectorEnv
 
 ENV = "schedenv/Moldable-v0"

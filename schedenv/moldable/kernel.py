@@ -1,0 +1,405 @@
+"""The compiled transition of the moldable family: every numba kernel of the env's step (DESIGN §7).
+
+Same semantics as ``ReferenceCore`` (``core.py``) over the pure simulator (``sim.py``), which stay
+the specification: ``tests/moldable/test_fast_core.py`` steps both with the same actions and
+compares observations, masks, rewards, elapsed times, completion records and state views.
+
+One call of ``step`` applies the decision (start a window slot on some count, or wait), advances
+through arrivals and completions to the next decision epoch exactly as ``MoldableSim`` does, then
+writes the observation and the action mask. Jobs live in preallocated arrays: the queue as rows
+``[job, submit, size, fastest, fastest count, n_min, requested, T(1) .. T(m)]`` in FCFS order, the
+running jobs as rows ``[job, start, end, procs, submit, size]``. A runtime row is computed when its job arrives
+(Downey's formula with the same operations as ``DowneySpeedup.formula``, or the job's table), so
+memory stays flat over long traces. When the queue is full, the kernel stops before the arrival that
+needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue and calls again with ``ADVANCE``, which
+resumes where it stopped. Finished jobs go to a buffer of m rows: one step completes at most the
+jobs running after its decision (no job starts while the kernel advances), and they hold >= 1
+processor each.
+
+``step`` is driven by ``fast.FastCore`` (the single env) and by ``schedenv.fastpath.moldable``;
+``start_rows`` and ``step_rows`` run it for the B copies of ``vector.MoldableVectorEnv``. Kernels that
+call each other share this module because numba's ``cache=True`` only watches the file a jitted
+function is defined in.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from schedenv.moldable.core import GLOBAL_FEATURES, RELEASE_FEATURES, SLOT_FEATURES
+from schedenv.moldable.workload import MoldableJobSet
+
+# ints[]: configuration, then the state (MAX_RUNNING, configuration, last so that older indices stay)
+MAX_JOBS, N_PROCS, N_JOBS, N_QUEUED, N_RUNNING, FREE, NEXT_ARRIVAL, N_COMPLETED, N_DONE, MAX_RUNNING = range(10)
+N_INTS = 10
+"""Length of ``ints``."""
+# floats[]: configuration, then the state and the outcome accumulated since the last decision
+SCALE, TIME, TOTAL_OBJECTIVE, ELAPSED, ACCRUED = range(5)
+# queue row layout; the runtimes T(1) .. T(m) follow from column Q_RUNTIME
+Q_JOB, Q_SUBMIT, Q_SIZE, Q_FASTEST, Q_FASTEST_COUNT, Q_N_MIN, Q_REQUESTED, Q_RUNTIME = range(8)
+# running row layout
+R_JOB, R_START, R_END, R_PROCS, R_SUBMIT, R_SIZE = range(6)
+# arrival rows (in arrival order): float part and int part
+A_TIME, A_SIZE, A_L, A_A, A_SIGMA = range(5)
+A_JOB, A_TABLE, A_REQUESTED = range(3)
+# done rows
+D_JOB, D_SUBMIT, D_SIZE, D_START, D_END, D_PROCS = range(6)
+
+ADVANCE = -1
+"""Action code: no decision, only advance to the next decision epoch (start of episode, resume)."""
+OK, INVALID, NEED_QUEUE = range(3)
+"""Kernel statuses."""
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _downey_row(L, a, s, row, offset, m):
+    """row[offset + n - 1] = L / S(n) for n = 1..m: ``DowneySpeedup.formula``'s branches, same operations."""
+    for k in range(m):
+        n = k + 1.0
+        if s <= 1.0:
+            if n <= a:
+                speedup = a * n / (a + s * (n - 1.0) / 2.0)
+            elif n <= 2.0 * a - 1.0:
+                speedup = a * n / (s * (a - 0.5) + n * (1.0 - s / 2.0))
+            else:
+                speedup = a
+        elif n <= a + a * s - s:
+            speedup = n * a * (s + 1.0) / (s * (n + a - 1.0) + a)
+        else:
+            speedup = a
+        row[offset + k] = L / speedup
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
+    """Queue the jobs that have arrived by now (``MoldableSim._arrive_due``); False when the queue is full."""
+    m, n_jobs, now = ints[N_PROCS], ints[N_JOBS], floats[TIME]
+    while ints[NEXT_ARRIVAL] < n_jobs and arrivals_f[ints[NEXT_ARRIVAL], A_TIME] <= now:
+        q = ints[N_QUEUED]
+        if q == queue.shape[0]:
+            return False
+        p = ints[NEXT_ARRIVAL]
+        row = queue[q]
+        table = arrivals_i[p, A_TABLE]
+        if table >= 0:
+            row[Q_RUNTIME:] = tables[table]
+        else:
+            _downey_row(arrivals_f[p, A_L], arrivals_f[p, A_A], arrivals_f[p, A_SIGMA], row, Q_RUNTIME, m)
+        fastest, fastest_count, n_min = np.inf, 0, 0
+        for k in range(m):
+            value = row[Q_RUNTIME + k]
+            if value < fastest:
+                fastest, fastest_count = value, k + 1
+            if n_min == 0 and value < np.inf:
+                n_min = k + 1
+        row[Q_JOB] = arrivals_i[p, A_JOB]
+        row[Q_SUBMIT] = arrivals_f[p, A_TIME]
+        row[Q_SIZE] = arrivals_f[p, A_SIZE]
+        row[Q_FASTEST] = fastest
+        row[Q_FASTEST_COUNT] = fastest_count
+        row[Q_N_MIN] = n_min
+        row[Q_REQUESTED] = arrivals_i[p, A_REQUESTED]
+        ints[N_QUEUED] = q + 1
+        ints[NEXT_ARRIVAL] = p + 1
+    return True
+
+
+@numba.njit(cache=True)
+def _has_decision(ints, queue):
+    """Some window job fits in the free processors (``MoldableSim.has_decision``)."""
+    w = min(ints[N_QUEUED], ints[MAX_JOBS])
+    for i in range(w):  # noqa: SIM110 - a plain loop compiles; any() over a generator does not in numba
+        if queue[i, Q_N_MIN] <= ints[FREE]:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def is_done(ints):
+    return ints[NEXT_ARRIVAL] == ints[N_JOBS] and ints[N_QUEUED] + ints[N_RUNNING] == 0
+
+
+@numba.njit(cache=True)
+def _can_wait(ints):
+    return ints[N_RUNNING] > 0 or ints[NEXT_ARRIVAL] < ints[N_JOBS]
+
+
+@numba.njit(cache=True)
+def _next_event(ints, floats, running, arrivals_f, done):
+    """Advance to the next arrival or completion and complete what ends then (``MoldableSim._next_event``)."""
+    n = ints[N_RUNNING]
+    t = np.inf
+    for r in range(n):
+        t = min(t, running[r, R_END])
+    if ints[NEXT_ARRIVAL] < ints[N_JOBS]:
+        t = min(t, arrivals_f[ints[NEXT_ARRIVAL], A_TIME])
+    dt = t - floats[TIME]
+    accrued = (ints[N_QUEUED] + n) * dt
+    floats[ELAPSED] += dt
+    floats[ACCRUED] += accrued
+    floats[TOTAL_OBJECTIVE] += accrued
+    floats[TIME] = t
+    kept = 0
+    for r in range(n):
+        if running[r, R_END] <= t:
+            d = ints[N_DONE]
+            done[d, D_JOB] = running[r, R_JOB]
+            done[d, D_SUBMIT] = running[r, R_SUBMIT]
+            done[d, D_SIZE] = running[r, R_SIZE]
+            done[d, D_START] = running[r, R_START]
+            done[d, D_END] = running[r, R_END]
+            done[d, D_PROCS] = running[r, R_PROCS]
+            ints[N_DONE] = d + 1
+            ints[FREE] += np.int64(running[r, R_PROCS])
+            ints[N_COMPLETED] += 1
+        else:
+            if kept != r:
+                running[kept] = running[r]
+            kept += 1
+    ints[N_RUNNING] = kept
+
+
+@numba.njit(cache=True)
+def _observe(ints, floats, queue, running, obs, mask):
+    """The env's observation (Observation Space table) and action mask (all ones once done)."""
+    m, max_jobs, q, n_run, free = ints[N_PROCS], ints[MAX_JOBS], ints[N_QUEUED], ints[N_RUNNING], ints[FREE]
+    now, scale = floats[TIME], floats[SCALE]
+    w = min(q, max_jobs)
+    obs[:] = 0.0
+    mask[:] = 0
+    for i in range(w):
+        row = queue[i]
+        base = SLOT_FEATURES * i
+        count = np.int64(min(row[Q_FASTEST_COUNT], max(free, 1)))
+        at_count = row[Q_RUNTIME + count - 1]
+        if np.isinf(at_count):
+            at_count = 0.0
+        obs[base] = 1.0
+        obs[base + 1] = math.log1p((now - row[Q_SUBMIT]) / scale)
+        obs[base + 2] = math.log1p(row[Q_SIZE] / scale)
+        obs[base + 3] = math.log1p(row[Q_FASTEST] / scale)
+        obs[base + 4] = math.log1p(at_count / scale)
+        obs[base + 5] = row[Q_FASTEST_COUNT] / m
+        obs[base + 6] = row[Q_N_MIN] / m
+        obs[base + 7] = row[Q_REQUESTED] / m
+    tail = SLOT_FEATURES * max_jobs
+    obs[tail] = free / m
+    obs[tail + 1] = n_run / m
+    obs[tail + 2] = math.log1p(q)
+    obs[tail + 3] = math.log1p(q - w)
+    if q > w:
+        outside = 0.0
+        for i in range(w, q):
+            outside += queue[i, Q_SIZE]
+        obs[tail + 4] = math.log1p(outside / (m * scale))
+    if n_run:
+        soonest, busy = np.inf, 0.0
+        for r in range(n_run):
+            remaining = running[r, R_END] - now
+            soonest = min(soonest, remaining)
+            busy += remaining * running[r, R_PROCS]
+        obs[tail + 5] = math.log1p(soonest / scale)
+        obs[tail + 6] = math.log1p(busy / (m * scale))
+        _release_profile(ints, floats, running, obs, tail + GLOBAL_FEATURES)
+    if is_done(ints):
+        mask[:] = 1
+        return
+    for i in range(w):
+        row, allowed = queue[i, Q_RUNTIME : Q_RUNTIME + free], mask[i * m : i * m + free]
+        for k in range(free):  # an unconditional store vectorises (8x faster than a guarded one)
+            allowed[k] = row[k] < np.inf
+    mask[mask.size - 1] = _can_wait(ints)
+
+
+@numba.njit(cache=True)
+def _release_profile(ints, floats, running, obs, start):
+    """(remaining time, processors) of the first ``MAX_RUNNING`` running jobs by end time, ties by row
+    (numpy's stable argsort): one pass over the rows keeps the first ones sorted, inserting a row after
+    those that end no later (O(running jobs x MAX_RUNNING) at worst, about one pass when few insert)."""
+    n_run, now, scale, m = ints[N_RUNNING], floats[TIME], floats[SCALE], ints[N_PROCS]
+    size = min(ints[MAX_RUNNING], n_run)
+    if size == 0:
+        return
+    first = np.empty(size, dtype=np.int64)
+    kept = 0
+    for r in range(n_run):
+        end = running[r, R_END]
+        if kept == size and not end < running[first[size - 1], R_END]:
+            continue
+        at = min(kept, size - 1)
+        while at > 0 and end < running[first[at - 1], R_END]:
+            first[at] = first[at - 1]
+            at -= 1
+        first[at] = r
+        kept = min(kept + 1, size)
+    for j in range(size):
+        obs[start + RELEASE_FEATURES * j] = math.log1p((running[first[j], R_END] - now) / scale)
+        obs[start + RELEASE_FEATURES * j + 1] = running[first[j], R_PROCS] / m
+
+
+@numba.njit(cache=True)
+def _fallback(action, mask, m):
+    """The valid action closest to a masked ``action`` (the env's ``invalid_action`` rule).
+
+    A start of slot s on n processors becomes slot s on the largest allowed count <= n, else on the
+    smallest allowed count above n; if slot s cannot start at all (padding, or no count fits), wait
+    when waiting is allowed, else the first valid action. A masked wait becomes the first valid action
+    (the earliest window slot on its smallest allowed count).
+    """
+    wait = mask.size - 1
+    if action != wait:
+        base = action - action % m
+        for k in range(action, base - 1, -1):
+            if mask[k]:
+                return k
+        for k in range(action + 1, base + m):
+            if mask[k]:
+                return k
+        if mask[wait]:
+            return wait
+    for k in range(mask.size):
+        if mask[k]:
+            return k
+    return wait
+
+
+def fallback_action(action: int, mask: np.ndarray, n_procs: int) -> int:
+    """The valid flat action that replaces the masked ``action`` (rule: ``_fallback``, the env's Action Space)."""
+    return int(_fallback(action, mask, n_procs))
+
+
+@numba.njit(cache=True)
+def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, mask):
+    """Apply ``action`` (the env's encoding, or ``ADVANCE``), advance to the next decision epoch, observe.
+
+    Returns a status: ``INVALID`` (nothing changed), ``NEED_QUEUE`` (grow the queue, then call
+    again with ``ADVANCE``) or ``OK``.
+    """
+    m, max_jobs = ints[N_PROCS], ints[MAX_JOBS]
+    if action != ADVANCE:
+        if action == max_jobs * m:
+            if not _can_wait(ints):
+                return INVALID
+        else:
+            slot, procs = action // m, action % m + 1
+            if not (0 <= slot < min(ints[N_QUEUED], max_jobs) and procs <= ints[FREE]):
+                return INVALID
+            if not queue[slot, Q_RUNTIME + procs - 1] < np.inf:
+                return INVALID
+        ints[N_DONE] = 0
+        floats[ELAPSED] = 0.0
+        floats[ACCRUED] = 0.0
+        if action == max_jobs * m:
+            _next_event(ints, floats, running, arrivals_f, done)
+        else:
+            r, q, now = ints[N_RUNNING], ints[N_QUEUED], floats[TIME]
+            running[r, R_JOB] = queue[slot, Q_JOB]
+            running[r, R_START] = now
+            running[r, R_END] = now + queue[slot, Q_RUNTIME + procs - 1]
+            running[r, R_PROCS] = procs
+            running[r, R_SUBMIT] = queue[slot, Q_SUBMIT]
+            running[r, R_SIZE] = queue[slot, Q_SIZE]
+            ints[N_RUNNING] = r + 1
+            ints[FREE] -= procs
+            for i in range(slot, q - 1):
+                queue[i] = queue[i + 1]
+            ints[N_QUEUED] = q - 1
+    while True:
+        if not _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
+            return NEED_QUEUE
+        if _has_decision(ints, queue) or is_done(ints):
+            break
+        _next_event(ints, floats, running, arrivals_f, done)
+    _observe(ints, floats, queue, running, obs, mask)
+    return OK
+
+
+def arrival_arrays(jobs: MoldableJobSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's arrival rows (float part, int part; in arrival order) and runtime tables of ``jobs``."""
+    m = jobs.n_procs
+    order = jobs.arrival_order()
+    table_jobs = sorted(jobs.tables)
+    table_of = np.full(jobs.n_jobs, -1, dtype=np.int64)
+    table_of[table_jobs] = np.arange(len(table_jobs))
+    tables = np.array([jobs.tables[j] for j in table_jobs]).reshape(len(table_jobs), m)
+    arrivals_f = np.column_stack(
+        (jobs.submit[order], jobs.size[order], jobs.L[order], jobs.A[order], jobs.sigma[order])
+    )
+    arrivals_i = np.column_stack((order, table_of[order], jobs.requested[order]))
+    return arrivals_f, arrivals_i, tables
+
+
+def initial_queue_rows(n_jobs: int) -> int:
+    """The queue's first capacity (it doubles when needed)."""
+    return max(16, min(n_jobs, 64))
+
+
+@numba.njit(cache=True)
+def start_episode(ints, floats, max_jobs, m, n_jobs, max_running, scale, first_arrival):
+    """Counters of an episode before its first ``ADVANCE``."""
+    ints[:] = 0
+    ints[MAX_JOBS], ints[N_PROCS], ints[N_JOBS], ints[FREE], ints[MAX_RUNNING] = max_jobs, m, n_jobs, m, max_running
+    floats[:] = 0.0
+    floats[SCALE], floats[TIME] = scale, first_arrival
+
+
+TURNAROUND, WAITING, RUNTIME, SLOWDOWN, BUSY, LAST, EPOCHS, OVERFLOW = range(8)
+"""Per-copy episode sums (``stats``): turnaround, waiting, runtime, slowdown and procs x runtime of
+the completed jobs, the last completion, decision epochs and epochs with jobs outside the window."""
+
+
+@numba.njit(cache=True)
+def _finish(i, penalty, ints, floats, done, stats, rewards, invalid):
+    """After copy i's step: its reward and its episode sums (as ``MoldableEnv.step`` counts them)."""
+    row_ints = ints[i]
+    for d in range(row_ints[N_DONE]):
+        submit, start, end = done[i, d, D_SUBMIT], done[i, d, D_START], done[i, d, D_END]
+        runtime = end - start
+        stats[i, TURNAROUND] += end - submit
+        stats[i, WAITING] += start - submit
+        stats[i, RUNTIME] += runtime
+        stats[i, SLOWDOWN] += (end - submit) / runtime
+        stats[i, BUSY] += done[i, d, D_PROCS] * runtime
+        stats[i, LAST] = max(stats[i, LAST], end)
+    if not is_done(row_ints):
+        stats[i, EPOCHS] += 1.0
+        stats[i, OVERFLOW] += row_ints[N_QUEUED] > row_ints[MAX_JOBS]
+    reward = -floats[i, ACCRUED]
+    if invalid[i]:
+        reward -= penalty
+    rewards[i] = reward
+
+
+@numba.njit(cache=True)
+def step_rows(
+    rows, actions, penalty, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, core_length,
+    mask, stats, rewards, invalid, status,
+):  # fmt: skip
+    """One ``MoldableEnv.step`` for each copy in ``rows`` (``actions`` in range; ``ADVANCE`` resumes a copy
+    that stopped with ``NEED_QUEUE`` after its queue grew). A masked action takes its fallback."""
+    for r in range(rows.size):
+        i = rows[r]
+        action = actions[i]
+        if action != ADVANCE:
+            invalid[i] = mask[i, action] == 0
+            if invalid[i]:
+                action = _fallback(action, mask[i], ints[i, N_PROCS])
+        status[i] = step(
+            action, ints[i], floats[i], queue[i], running[i], arrivals_f[i], arrivals_i[i], tables, done[i],
+            obs[i, :core_length], mask[i],
+        )  # fmt: skip
+        if status[i] == OK:
+            _finish(i, penalty, ints, floats, done, stats, rewards, invalid)
+
+
+@numba.njit(cache=True)
+def start_rows(rows, ints, floats, arrivals_f, stats, invalid, max_jobs, m, n_jobs, max_running, scale):
+    """Counters of the episodes of copies ``rows`` before their first ``ADVANCE``."""
+    for r in range(rows.size):
+        i = rows[r]
+        start_episode(ints[i], floats[i], max_jobs, m, n_jobs, max_running, scale, arrivals_f[i, 0, A_TIME])
+        stats[i, :] = 0.0
+        invalid[i] = False
