@@ -348,6 +348,18 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
             )
         return encode_action(slot, procs, self.n_procs)
 
+    def from_flat(self, action: int) -> int | np.ndarray:
+        """The flat action ``action`` (``encode``, ``wait_action``) as an element of this env's action space.
+
+        Flat mode: ``action`` itself; factored mode: ``[slot, procs - 1]`` (``[max_jobs, 0]`` for wait).
+        Baselines decide in flat actions and return ``from_flat(...)``, so they act in either mode.
+        """
+        if self.action_mode == "flat":
+            return int(action)
+        decoded = self.decode(int(action))
+        slot, procs = (self.max_jobs, 1) if decoded is None else decoded
+        return np.array([slot, procs - 1], dtype=np.int64)
+
     def decode(self, action: int) -> tuple[int, int] | None:
         """``(slot, procs)`` of a start action, None for wait."""
         return decode_action(action, self.n_procs, self.max_jobs)
