@@ -24,7 +24,9 @@ Ciw and SimPy are the ``bench`` extra; PPO needs the ``rl`` extra (sections are 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import io
 import importlib.util
 import json
 import time
@@ -278,7 +280,7 @@ def _train_rate(config: Any, rollouts: int) -> float:
     from agents.train import train
 
     rollout = config.n_envs * int(config.algo_kwargs.get("n_steps", 2048))
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):  # train's config tables
         train(dataclasses.replace(config, timesteps=rollout, eval_episodes=1), f"{folder}/warm")
         result = train(dataclasses.replace(config, timesteps=rollout * rollouts, eval_episodes=1), f"{folder}/timed")
     return result.model.num_timesteps / result.seconds
