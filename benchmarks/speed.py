@@ -26,8 +26,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import io
 import importlib.util
+import io
 import json
 import time
 from typing import Any
