@@ -7,11 +7,48 @@ mistypes an argument learns the fix from the message alone.
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import math
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
+
+
+class UnknownArgumentError(TypeError, ValueError):
+    """An argument the callee does not take: a TypeError like Python's own, and a ValueError so that
+    whatever catches bad configuration (the command line, a sweep) catches it as well."""
+
+
+EnvClass = TypeVar("EnvClass", bound=type)
+
+
+def reject_unknown_kwargs(cls: EnvClass) -> EnvClass:
+    """Class decorator: an unknown keyword argument to ``cls(...)`` is refused with the accepted names.
+
+    ``gym.make(id, **kwargs)`` hands the kwargs to the env's ``__init__`` (its own arguments such as
+    ``max_episode_steps`` are taken out first), and the batched envs pass theirs on to the single env,
+    so decorating each env class covers both. The signature stays visible to ``inspect`` (Gymnasium
+    looks for ``render_mode`` in it).
+    """
+    init: Callable[..., None] = cls.__init__  # type: ignore[misc]
+    parameters = inspect.signature(init).parameters
+    accepted = [name for name in parameters if name != "self"]
+
+    @functools.wraps(init)
+    def checked_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        unknown = [name for name in kwargs if name not in parameters]
+        if unknown:
+            name = unknown[0]
+            raise UnknownArgumentError(
+                f"{cls.__name__} got an unknown argument {name}={kwargs[name]!r}{suggest(name, accepted)}; "
+                f"it accepts {accepted}"
+            )
+        init(self, *args, **kwargs)
+
+    cls.__init__ = checked_init  # type: ignore[misc]
+    return cls
 
 
 def suggest(value: str, choices: Iterable[str]) -> str:

@@ -27,7 +27,7 @@ from schedenv.dispatch.fast import FastCore
 from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
 from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
-from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
+from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive, reject_unknown_kwargs
 from schedenv.workloads import BoundedPareto, Distribution, PoissonArrivals, poisson_job_stream
 
 DEFAULT_ALPHA = 1.1
@@ -70,6 +70,7 @@ def decode_action(action: int, n_limits: int) -> tuple[int, int]:
     return divmod(int(action), n_limits)
 
 
+@reject_unknown_kwargs
 class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     """Dispatch jobs of unknown size to h FCFS, run-to-completion hosts, with optional time limits.
 

@@ -26,13 +26,21 @@ from schedenv.malleable.fast import FastCore
 from schedenv.malleable.render import render_allocation, render_text
 from schedenv.malleable.sim import MalleableParams, MalleableState
 from schedenv.records import JobRecord, basic_metrics
-from schedenv.validation import check_choice, check_int, check_positive, check_positive_array, check_probability
+from schedenv.validation import (
+    check_choice,
+    check_int,
+    check_positive,
+    check_positive_array,
+    check_probability,
+    reject_unknown_kwargs,
+)
 from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup
 
 PARAM_FEATURES = 4
 """Scenario features appended with ``observe_params=True``: p, load, objective, log10(1 + N) / 6."""
 
 
+@reject_unknown_kwargs
 class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     """Allocate N servers among malleable jobs to minimise mean slowdown or mean flow time.
 

@@ -33,7 +33,7 @@ from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 from schedenv.moldable.workload import LOADS, CirneWorkload, MoldableJobSet, parse_jobs, trace_jobs
 from schedenv.records import basic_metrics
 from schedenv.traces import SWFTrace, read_swf, replay_jobs
-from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
+from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive, reject_unknown_kwargs
 
 DEFAULT_N_PROCS = 128
 """The paper's simulated cluster (§6.1.1)."""
@@ -45,6 +45,7 @@ ACTION_MODES: tuple[str, ...] = ("flat", "factored")
 """The two action spaces (see the env's Action Space)."""
 
 
+@reject_unknown_kwargs
 class MoldableEnv(gym.Env[np.ndarray, Any]):
     """Choose which queued moldable job starts next, and on how many processors.
 

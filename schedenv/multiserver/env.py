@@ -29,7 +29,7 @@ from schedenv.multiserver.workload import (
     parse_server_needs,
     scenario_parameters,
 )
-from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
+from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive, reject_unknown_kwargs
 from schedenv.workloads import Choice, Distribution, Exponential
 
 SLOT_FEATURES = 7
@@ -45,6 +45,7 @@ def _frequencies(needs: np.ndarray) -> tuple[list[float], list[float]]:
     return values.astype(float).tolist(), (counts / counts.sum()).tolist()
 
 
+@reject_unknown_kwargs
 class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     """Choose which jobs hold the k servers of a multiserver-job queue, to minimise mean response time.
 
