@@ -10,7 +10,7 @@ import difflib
 import functools
 import inspect
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -93,19 +93,53 @@ def check_probability(name: str, value: Any, *, open_low: bool = True, open_high
     return number
 
 
-def check_int(name: str, value: Any, *, minimum: int = 1) -> int:
-    """Return ``value`` if it is an integer >= ``minimum`` (bools are refused)."""
+MAX_JOBS = 10**7
+"""Cap on job counts drawn at reset (``n_jobs``, ``n_arrivals``): the per-job arrays (about 100 bytes a
+job across a family's state) are allocated up front, so 10**7 jobs already take about 1 GB; larger
+counts are refused at construction instead of failing with MemoryError at reset."""
+
+MAX_WINDOW = 2**16
+"""Cap on the observation window ``max_jobs``: the observation, mask and action arrays grow with it
+(Moldable's flat action space with ``max_jobs * n_procs`` entries), so 65536 slots is far beyond any
+agent's use and still allocates."""
+
+
+def check_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return ``value`` if it is an integer >= ``minimum`` (and <= ``maximum`` if given; bools are refused)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name}={value!r} is not allowed; it must be an integer >= {minimum}")
+    if maximum is not None and value > maximum:
+        raise ValueError(
+            f"{name}={value!r} is not allowed; it must be an integer in {minimum}..{maximum} "
+            "(the arrays it sizes would not fit in memory)"
+        )
     return int(value)
+
+
+def as_real_array(name: str, values: Any, *, allow_bool: bool = False) -> np.ndarray:
+    """``values`` as a float64 array, refusing what is not an array of real numbers.
+
+    Refused, naming ``name``: strings, mappings, ragged nesting, complex numbers (NumPy would drop the
+    imaginary part), objects, and booleans unless ``allow_bool`` (``[True, True]`` is not a list of sizes).
+    """
+    if isinstance(values, (str, bytes, Mapping)):
+        raise ValueError(f"{name}={values!r} is not allowed; it must be an array of real numbers")
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"{name}={values!r} is not allowed; it must be an array of real numbers with one shape (not ragged)"
+        ) from error
+    kinds = "iuf" + ("b" if allow_bool else "")
+    if raw.dtype.kind not in kinds:
+        what = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes"}.get(raw.dtype.kind, "objects")
+        raise ValueError(f"{name}={values!r} is not allowed; it holds {what}, and must be an array of real numbers")
+    return raw.astype(np.float64, copy=False)
 
 
 def check_positive_array(name: str, values: Any) -> np.ndarray:
     """Return ``values`` as a 1-D float64 array of finite positive numbers (at least one)."""
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{name}={values!r} is not allowed; it must be a sequence of numbers") from error
+    array = as_real_array(name, values)
     if array.ndim != 1 or array.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {array.shape}")
     bad = ~(np.isfinite(array) & (array > 0))

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import optimize
 
 from schedenv.validation import (
+    MAX_JOBS,
     check_int,
     check_nonnegative,
     check_positive,
@@ -495,7 +496,7 @@ def as_speedup(speedup: float | Speedup | Callable[[Any], Any], max_servers: flo
 
 def offline_job_sizes(n_jobs: int, size_dist: Distribution, rng: np.random.Generator) -> FloatArray:
     """``n_jobs`` i.i.d. sizes, all present at time 0 (the heSRPT paper's offline setting, §5.2)."""
-    return np.asarray(size_dist.sample(rng, check_int("n_jobs", n_jobs)), dtype=np.float64)
+    return np.asarray(size_dist.sample(rng, check_int("n_jobs", n_jobs, maximum=MAX_JOBS)), dtype=np.float64)
 
 
 def poisson_job_stream(
@@ -505,7 +506,7 @@ def poisson_job_stream(
 
     Gaps are drawn before sizes, so two streams from equal seeds agree whatever is done with them.
     """
-    n = check_int("n_arrivals", n_arrivals)
+    n = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
     times = np.cumsum(arrivals.interarrival_times(rng, n))
     sizes = np.asarray(size_dist.sample(rng, n), dtype=np.float64)
     return times, sizes
@@ -579,7 +580,10 @@ def from_spec(spec: Any) -> Any:
     kwargs = {key: value for key, value in spec.items() if key != "type"}
     target = _SPEC_TYPES.get(name)
     if target is None:
-        raise ValueError(f"type={spec['type']!r} is not a known workload object{suggest(name, _SPEC_TYPES)}")
+        raise ValueError(
+            f"type={spec['type']!r} is not a known workload object{suggest(name, _SPEC_TYPES)}; "
+            f"known types: {sorted(_SPEC_TYPES)}"
+        )
     constructors = [
         m for m in dir(target) if not m.startswith("_") and isinstance(inspect.getattr_static(target, m), classmethod)
     ]

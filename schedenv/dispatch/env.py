@@ -27,7 +27,16 @@ from schedenv.dispatch.fast import FastCore
 from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
 from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
-from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive, reject_unknown_kwargs
+from schedenv.validation import (
+    MAX_JOBS,
+    MAX_WINDOW,
+    as_real_array,
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    reject_unknown_kwargs,
+)
 from schedenv.workloads import BoundedPareto, Distribution, PoissonArrivals, poisson_job_stream
 
 DEFAULT_ALPHA = 1.1
@@ -240,7 +249,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self.size_dist = size_dist if size_dist is not None else default_size_dist()
         if not math.isfinite(self.size_dist.mean):
             raise ValueError(f"size_dist={self.size_dist!r} has an infinite mean; load needs a finite E[X]")
-        self.n_arrivals = check_int("n_arrivals", n_arrivals)
+        self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.jobs = _parse_jobs(jobs)
         if not isinstance(size_known, (bool, np.bool_)):
             raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
@@ -250,7 +259,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self.observe_params = bool(observe_params)
         self.time_limits = _parse_time_limits(time_limits, self.size_dist)
         self.objective = check_choice("objective", objective, OBJECTIVES)
-        self.max_jobs = check_int("max_jobs", max_jobs, minimum=0)
+        self.max_jobs = check_int("max_jobs", max_jobs, minimum=0, maximum=MAX_WINDOW)
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
         self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
         self.render_mode = (
@@ -463,10 +472,9 @@ def _parse_time_limits(time_limits: Any, size_dist: Distribution) -> np.ndarray:
     """The ladder: strictly increasing positive limits, with ``inf`` appended if it is missing."""
     if time_limits is None:
         return default_time_limits(size_dist)
-    try:
-        ladder = np.asarray(time_limits, dtype=np.float64).ravel()
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"time_limits={time_limits!r} is not allowed; it must be a sequence of numbers") from error
+    ladder = as_real_array("time_limits", time_limits)
+    if ladder.ndim != 1:
+        raise ValueError(f"time_limits={time_limits!r} is not allowed; it must be a flat sequence of numbers")
     if (~(ladder > 0)).any():
         raise ValueError(f"time_limits={ladder.tolist()!r} is not allowed; every limit must be > 0 (inf allowed)")
     if (np.diff(ladder) <= 0).any():

@@ -27,6 +27,9 @@ from schedenv.malleable.render import render_allocation, render_text
 from schedenv.malleable.sim import MalleableParams, MalleableState
 from schedenv.records import JobRecord, basic_metrics
 from schedenv.validation import (
+    MAX_JOBS,
+    MAX_WINDOW,
+    as_real_array,
     check_choice,
     check_int,
     check_positive,
@@ -187,7 +190,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self.objective = check_choice("objective", objective, ("slowdown", "flow_time"))
         self.n_servers = check_positive("n_servers", n_servers)
         self.speedup = as_speedup(speedup, max_servers=self.n_servers)
-        self.max_jobs = check_int("max_jobs", max_jobs)
+        self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.render_mode = (
             None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
         )
@@ -195,8 +198,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             raise ValueError(f"size_dist={size_dist!r} is not allowed; it must be a schedenv.workloads.Distribution")
         self.size_dist = size_dist if size_dist is not None else Pareto(alpha=1.5)
         self.jobs = _parse_jobs(jobs, self.mode)
-        self.n_jobs = check_int("n_jobs", n_jobs)
-        self.n_arrivals = check_int("n_arrivals", n_arrivals)
+        self.n_jobs = check_int("n_jobs", n_jobs, maximum=MAX_JOBS)
+        self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.load = check_positive("load", load)
         self.allocation = check_choice("allocation", allocation, ALLOCATION_MODES)
         if not isinstance(observe_params, bool | np.bool_):
@@ -411,7 +414,7 @@ def _parse_jobs(jobs: Any, mode: str) -> tuple[np.ndarray, np.ndarray] | None:
     """Explicit jobs: sizes (offline, all at t = 0) or (arrival, size) pairs (either mode)."""
     if jobs is None:
         return None
-    array = np.asarray(jobs, dtype=np.float64)
+    array = as_real_array("jobs", jobs)
     if array.ndim == 1:
         sizes = check_positive_array("jobs", array)
         return np.zeros(sizes.size), sizes

@@ -33,7 +33,15 @@ from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 from schedenv.moldable.workload import LOADS, CirneWorkload, MoldableJobSet, parse_jobs, trace_jobs
 from schedenv.records import basic_metrics
 from schedenv.traces import SWFTrace, read_swf, replay_jobs
-from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive, reject_unknown_kwargs
+from schedenv.validation import (
+    MAX_JOBS,
+    MAX_WINDOW,
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    reject_unknown_kwargs,
+)
 
 DEFAULT_N_PROCS = 128
 """The paper's simulated cluster (§6.1.1)."""
@@ -241,7 +249,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         self.render_mode = (
             None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
         )
-        self.max_jobs = check_int("max_jobs", max_jobs)
+        self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.max_running = check_int("max_running", max_running, minimum=0)
         self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
@@ -253,9 +261,11 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         self.generator: CirneWorkload | None = None
         self.fixed_jobs: MoldableJobSet | None = None
         if trace is not None:
+            if not isinstance(trace, (SWFTrace, str, os.PathLike)):
+                raise ValueError(f"trace={trace!r} is not allowed; give the path of an SWF file or an SWFTrace")
             swf = trace if isinstance(trace, SWFTrace) else read_swf(trace)
             self.n_procs = check_int("n_procs", n_procs if n_procs is not None else swf.max_procs or DEFAULT_N_PROCS)
-            replay = replay_jobs(swf, None if n_jobs is None else check_int("n_jobs", n_jobs))
+            replay = replay_jobs(swf, None if n_jobs is None else check_int("n_jobs", n_jobs, maximum=MAX_JOBS))
             self.fixed_jobs = trace_jobs(replay, self.n_procs, self.trace_sigma)
             self.time_scale = float(replay.run_time.mean())
         else:
@@ -271,7 +281,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         self.n_jobs = (
             self.fixed_jobs.n_jobs
             if self.fixed_jobs is not None
-            else check_int("n_jobs", n_jobs if n_jobs is not None else DEFAULT_N_JOBS)
+            else check_int("n_jobs", n_jobs if n_jobs is not None else DEFAULT_N_JOBS, maximum=MAX_JOBS)
         )
         self.slot_features, self.slots_start = SLOT_FEATURES, 0
         self.params = scenario_params(self.n_procs, self.generator, self.fixed_jobs)

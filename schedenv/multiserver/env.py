@@ -29,7 +29,16 @@ from schedenv.multiserver.workload import (
     parse_server_needs,
     scenario_parameters,
 )
-from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive, reject_unknown_kwargs
+from schedenv.validation import (
+    MAX_JOBS,
+    MAX_WINDOW,
+    as_real_array,
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    reject_unknown_kwargs,
+)
 from schedenv.workloads import Choice, Distribution, Exponential
 
 SLOT_FEATURES = 7
@@ -222,7 +231,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self.n_servers = check_int("n_servers", n_servers)
         self.action_mode = check_choice("action_mode", action_mode, ("select", "priority"))
         self.packing = check_choice("packing", packing, PACKINGS)
-        self.max_jobs = check_int("max_jobs", max_jobs)
+        self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTIONS)
         self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
         if not isinstance(size_known, bool):
@@ -242,7 +251,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if size_dist is None and duration_dist is None:
             size_dist = Exponential(1.0)
         self.load = check_positive("load", load)
-        self.n_arrivals = check_int("n_arrivals", n_arrivals)
+        self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.jobs = None if jobs is None else parse_jobs(jobs, self.n_servers)
         self.trace = trace
         if trace is not None:
@@ -325,7 +334,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if core.done:
             raise RuntimeError("the episode has ended; call reset()")
         if self.action_mode == "priority":
-            scores = np.array(action, dtype=np.float64)  # a writable contiguous copy: one compiled signature
+            scores = np.array(as_real_array("action", action, allow_bool=True))  # a writable contiguous copy
             if scores.shape != (self.max_jobs,):
                 self._check_scores(scores)  # raises with the precise reason
             try:
@@ -463,7 +472,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
 
     def service_set_from_scores(self, action: Any) -> np.ndarray:
         """Priority mode: validate ``action`` and return the boolean service set it induces."""
-        scores = np.asarray(action, dtype=np.float64)
+        scores = as_real_array("action", action, allow_bool=True)
         self._check_scores(scores)
         state, window = self.state, self.window
         occupied = scores[: window.size]
