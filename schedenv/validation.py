@@ -74,6 +74,57 @@ def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
     return number
 
 
+SCALE_RANGE = (1e-100, 1e100)
+"""Range of every scale a model takes: job sizes and durations, distribution means and bounds, a
+malleable system's server count, Downey's A and sigma. The models multiply or square two scales
+(variances, size over speed, A times sigma), so a scale outside this range would overflow float64
+to inf or underflow to 0 (a reward of -inf, a NaN speedup, a division by zero); 1e+/-100 leaves
+100 orders of magnitude of headroom on either side."""
+
+MAX_TIME_RATIO = 1e12
+"""Largest ratio of an explicit job set's horizon (latest arrival plus total size) to its smallest
+size: beyond it float64 clocks (16 significant digits) cannot resolve the smallest job against the
+clock, and its response time would come out as 0 (a slowdown below 1)."""
+
+
+def check_scale(name: str, value: Any) -> float:
+    """Return ``value`` if it is a positive number inside ``SCALE_RANGE``."""
+    number = check_positive(name, value)
+    low, high = SCALE_RANGE
+    if not low <= number <= high:
+        raise ValueError(
+            f"{name}={value!r} is not allowed; it must lie in [{low:g}, {high:g}] (SCALE_RANGE: beyond it the "
+            "model's products of two scales leave float64)"
+        )
+    return number
+
+
+def check_scale_array(name: str, values: Any) -> np.ndarray:
+    """``check_positive_array`` with every entry inside ``SCALE_RANGE``."""
+    array = check_positive_array(name, values)
+    low, high = SCALE_RANGE
+    bad = (array < low) | (array > high)
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name}[{index}]={float(array[index])!r} is not allowed; entries must lie in [{low:g}, {high:g}] "
+            "(SCALE_RANGE: beyond it the model's products of two scales leave float64)"
+        )
+    return array
+
+
+def check_time_resolution(name: str, arrivals: np.ndarray, sizes: np.ndarray) -> None:
+    """Refuse a job set whose smallest size float64 cannot resolve against its horizon (``MAX_TIME_RATIO``)."""
+    horizon = float(np.max(arrivals, initial=0.0)) + float(np.sum(sizes))
+    smallest = float(np.min(sizes))
+    if horizon > MAX_TIME_RATIO * smallest:
+        raise ValueError(
+            f"{name} is not allowed: its horizon (latest arrival + total size = {horizon:g}) exceeds "
+            f"{MAX_TIME_RATIO:g} times its smallest size ({smallest:g}), which float64 times cannot resolve; "
+            "rescale the sizes or split the job set"
+        )
+
+
 def check_nonnegative(name: str, value: Any) -> float:
     """Return ``value`` as a float if it is a finite number >= 0."""
     number = _as_real(name, value)

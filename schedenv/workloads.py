@@ -23,11 +23,13 @@ from scipy import optimize
 
 from schedenv.validation import (
     MAX_JOBS,
+    SCALE_RANGE,
     check_int,
     check_nonnegative,
     check_positive,
-    check_positive_array,
     check_probability,
+    check_scale,
+    check_scale_array,
     suggest,
 )
 
@@ -74,7 +76,7 @@ class Exponential(Distribution):
     """Exponential with the given ``mean``."""
 
     def __init__(self, mean: float) -> None:
-        self._mean = check_positive("mean", mean)
+        self._mean = check_scale("mean", mean)
 
     def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
         return rng.exponential(self._mean, size)
@@ -103,7 +105,7 @@ class Pareto(Distribution):
 
     def __init__(self, alpha: float, scale: float = 1.0) -> None:
         self.alpha = check_positive("alpha", alpha)
-        self.scale = check_positive("scale", scale)
+        self.scale = check_scale("scale", scale)
 
     def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
         # Inverse transform on 1 - U in (0, 1] keeps every draw finite.
@@ -208,7 +210,7 @@ class HyperExponential(Distribution):
     """
 
     def __init__(self, mean: float, scv: float) -> None:
-        self._mean = check_positive("mean", mean)
+        self._mean = check_scale("mean", mean)
         self._scv = check_positive("scv", scv)
         if self._scv < 1:
             raise ValueError(f"scv={scv!r} is not allowed; a hyperexponential needs C² >= 1")
@@ -241,7 +243,7 @@ class Deterministic(Distribution):
     """Always ``value``."""
 
     def __init__(self, value: float) -> None:
-        self.value = check_positive("value", value)
+        self.value = check_scale("value", value)
 
     def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
         return self.value if size is None else np.full(size, self.value)
@@ -266,7 +268,7 @@ class Uniform(Distribution):
 
     def __init__(self, low: float, high: float) -> None:
         self.low = check_nonnegative("low", low)
-        self.high = check_positive("high", high)
+        self.high = check_scale("high", high)
         if not self.high > self.low:
             raise ValueError(f"high={high!r} is not allowed; it must exceed low={low!r}")
 
@@ -292,7 +294,7 @@ class Choice(Distribution):
     """A discrete distribution over positive ``values`` (uniform unless ``probabilities`` given)."""
 
     def __init__(self, values: Sequence[float], probabilities: Sequence[float] | None = None) -> None:
-        self.values = check_positive_array("values", values)
+        self.values = check_scale_array("values", values)
         if probabilities is None:
             self.probabilities = np.full(self.values.size, 1.0 / self.values.size)
         else:
@@ -333,7 +335,7 @@ class Empirical(Distribution):
     """Resampling (with replacement) from observed positive ``samples``, e.g. a trace's sizes."""
 
     def __init__(self, samples: Sequence[float]) -> None:
-        self.samples = np.sort(check_positive_array("samples", samples))
+        self.samples = np.sort(check_scale_array("samples", samples))
 
     def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
         index = rng.integers(0, self.samples.size, size)
@@ -534,12 +536,12 @@ class DowneySpeedup(Speedup):
     """
 
     def __init__(self, A: float, sigma: float) -> None:
-        self.A = check_positive("A", A)
+        self.A = check_scale("A", A)
         if self.A < 1.0:
             raise ValueError(f"A={A!r} is not allowed; the average parallelism must be >= 1")
-        from schedenv.validation import check_nonnegative
-
         self.sigma = check_nonnegative("sigma", sigma)
+        if self.sigma > SCALE_RANGE[1]:
+            raise ValueError(f"sigma={sigma!r} is not allowed; it must lie in [0, {SCALE_RANGE[1]:g}] (SCALE_RANGE)")
 
     @staticmethod
     def formula(servers: Any, A: Any, sigma: Any) -> Any:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 import gymnasium as gym
 import numpy as np
 import pytest
 
+import baselines
 import schedenv
+from schedenv.evaluation import evaluate
 from schedenv.validation import MAX_JOBS, MAX_WINDOW, UnknownArgumentError
-from schedenv.workloads import from_spec
+from schedenv.workloads import DowneySpeedup, Exponential, from_spec
 
 MALLEABLE, DISPATCH, MOLDABLE, MULTISERVER = schedenv.ENV_IDS
 
@@ -114,3 +118,57 @@ def test_vector_reset_takes_a_numpy_integer_seed(env_id: str) -> None:
 def test_sizes_beyond_the_documented_caps_are_refused(env_id: str, name: str, cap: int, excess: int) -> None:
     with pytest.raises(ValueError, match=f"{name}={cap + excess} is not allowed; it must be an integer in .*{cap}"):
         gym.make(env_id, **{name: cap + excess})
+
+
+# ---------------------------------------------------------------- numerical range (issue 13c)
+
+
+@pytest.mark.parametrize("mean", [1e-300, 1e300])
+def test_exponential_mean_outside_the_scale_range_is_refused(mean: float) -> None:
+    with pytest.raises(ValueError, match=r"mean=1e[+-]300 is not allowed; it must lie in \[1e-100, 1e\+100\]"):
+        Exponential(mean)
+    edge = Exponential(1e-100)  # the ends of the range are accepted and give finite moments
+    assert edge.variance == pytest.approx(1e-200) and edge.scv == pytest.approx(1.0)
+
+
+def test_downey_parameters_outside_the_scale_range_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"A=1e\+300 is not allowed"):
+        DowneySpeedup(1e300, 1.0)
+    with pytest.raises(ValueError, match=r"sigma=1e\+300 is not allowed"):
+        DowneySpeedup(8.0, 1e300)
+    with pytest.raises(ValueError, match=r"jobs\[0\]\['L'\]=1e\+300"):
+        gym.make(MOLDABLE, jobs=[{"L": 1e300, "A": 4.0, "sigma": 1.0}])
+    # at the top of the range the speedup is still a number in [1, min(n, A)]
+    speedup = DowneySpeedup.formula(np.array([1.0, 64.0, 128.0]), 1e100, 1e100)
+    assert np.isfinite(speedup).all() and (speedup >= 1.0).all() and (speedup <= 128.0).all()
+
+
+def test_malleable_scales_outside_the_range_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"n_servers=1e-300 is not allowed"):
+        gym.make(MALLEABLE, n_servers=1e-300, jobs=[1.0])
+    with pytest.raises(ValueError, match=r"jobs\[0\]=1e\+300 is not allowed"):
+        gym.make(MALLEABLE, jobs=[1e300])
+
+
+def test_extreme_but_allowed_malleable_scales_give_a_finite_return() -> None:
+    result = evaluate(MALLEABLE, "hesrpt", [0], n_servers=1e-100, jobs=[1e100, 1e100])
+    assert math.isfinite(result.summary["return"].mean) and result.summary["return"].mean < 0
+
+
+@pytest.mark.parametrize(
+    ("jobs", "reason"),
+    [
+        ([(0.0, 1e300), (0.0, 1e-300)], r"jobs\[:, 1\] \(sizes\)\[0\]=1e\+300 is not allowed"),
+        ([(0.0, 1e100), (0.0, 1e-100)], r"exceeds 1e\+12 times its smallest size"),
+        ([(1e13, 1.0)], r"latest arrival \+ total size = 1e\+13"),
+    ],
+)
+def test_dispatch_job_sets_float64_cannot_resolve_are_refused(jobs: list, reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
+        gym.make(DISPATCH, jobs=jobs)
+
+
+def test_dispatch_resolvable_extreme_job_set_has_slowdowns_at_least_one() -> None:
+    result = evaluate(DISPATCH, baselines.reference(DISPATCH), [0], jobs=[(0.0, 1e10), (0.0, 0.5)])
+    slowdowns = [record.slowdown for record in result.episodes[0].records]
+    assert len(slowdowns) == 2 and min(slowdowns) >= 1.0

@@ -33,8 +33,10 @@ from schedenv.validation import (
     check_choice,
     check_int,
     check_positive,
-    check_positive_array,
     check_probability,
+    check_scale,
+    check_scale_array,
+    check_time_resolution,
     reject_unknown_kwargs,
 )
 from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup
@@ -188,7 +190,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     ) -> None:
         self.mode = check_choice("mode", mode, ("offline", "online"))
         self.objective = check_choice("objective", objective, ("slowdown", "flow_time"))
-        self.n_servers = check_positive("n_servers", n_servers)
+        self.n_servers = check_scale("n_servers", n_servers)
         self.speedup = as_speedup(speedup, max_servers=self.n_servers)
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.render_mode = (
@@ -416,14 +418,16 @@ def _parse_jobs(jobs: Any, mode: str) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     array = as_real_array("jobs", jobs)
     if array.ndim == 1:
-        sizes = check_positive_array("jobs", array)
+        sizes = check_scale_array("jobs", array)
+        check_time_resolution("jobs", np.zeros(1), sizes)
         return np.zeros(sizes.size), sizes
     if array.ndim == 2 and array.shape[1] == 2 and array.shape[0] > 0:
-        arrivals, sizes = array[:, 0], check_positive_array("jobs[:, 1] (sizes)", array[:, 1])
+        arrivals, sizes = array[:, 0], check_scale_array("jobs[:, 1] (sizes)", array[:, 1])
         if not (np.isfinite(arrivals).all() and (arrivals >= 0).all() and (np.diff(arrivals) >= 0).all()):
             raise ValueError("jobs[:, 0] (arrival times) must be finite, >= 0 and nondecreasing")
         if mode == "offline" and arrivals.any():
             raise ValueError("mode='offline' needs every arrival time to be 0; use mode='online' for later arrivals")
+        check_time_resolution("jobs", arrivals, sizes)
         return arrivals.copy(), sizes
     raise ValueError(
         f"jobs with shape {array.shape} is not allowed; give a list of sizes or a list of (arrival, size) pairs"

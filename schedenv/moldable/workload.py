@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from schedenv.traces import ReplayJobs
-from schedenv.validation import check_int, check_nonnegative, check_positive, suggest
+from schedenv.validation import check_int, check_nonnegative, check_positive, check_scale, suggest
 from schedenv.workloads import DowneySpeedup
 
 LOADS: dict[str, float] = {"light": 2000.0, "middle": 1000.0, "heavy": 600.0}
@@ -201,7 +201,7 @@ def parse_jobs(jobs: Sequence[Mapping[str, Any]], n_procs: int) -> MoldableJobSe
             fastest = np.flatnonzero(row == row[np.isfinite(row)].min())
             default_request = int(fastest[0]) + 1
         elif all(key in job for key in ("L", "A", "sigma")):
-            L[j] = size[j] = check_positive(f"jobs[{j}]['L']", job["L"])
+            L[j] = size[j] = check_scale(f"jobs[{j}]['L']", job["L"])
             speedup = DowneySpeedup(job["A"], job["sigma"])
             A[j], sigma[j] = speedup.A, speedup.sigma
             default_request = int(power_of_two_request(np.array([speedup.A]), n_procs)[0])
