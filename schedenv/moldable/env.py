@@ -32,7 +32,7 @@ from schedenv.moldable.render import render_gantt, render_text
 from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 from schedenv.moldable.workload import LOADS, CirneWorkload, MoldableJobSet, parse_jobs, trace_jobs
 from schedenv.records import basic_metrics
-from schedenv.traces import SWFTrace, read_swf, replay_jobs
+from schedenv.traces import SWFTrace, read_replay, replay_jobs
 from schedenv.validation import (
     MAX_JOBS,
     MAX_WINDOW,
@@ -263,9 +263,9 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         if trace is not None:
             if not isinstance(trace, (SWFTrace, str, os.PathLike)):
                 raise ValueError(f"trace={trace!r} is not allowed; give the path of an SWF file or an SWFTrace")
-            swf = trace if isinstance(trace, SWFTrace) else read_swf(trace)
-            self.n_procs = check_int("n_procs", n_procs if n_procs is not None else swf.max_procs or DEFAULT_N_PROCS)
-            replay = replay_jobs(swf, None if n_jobs is None else check_int("n_jobs", n_jobs, maximum=MAX_JOBS))
+            count = None if n_jobs is None else check_int("n_jobs", n_jobs, maximum=MAX_JOBS)
+            replay = replay_jobs(trace, count) if isinstance(trace, SWFTrace) else read_replay(trace, count)
+            self.n_procs = check_int("n_procs", n_procs if n_procs is not None else replay.max_procs or DEFAULT_N_PROCS)
             self.fixed_jobs = trace_jobs(replay, self.n_procs, self.trace_sigma)
             self.time_scale = float(replay.run_time.mean())
         else:

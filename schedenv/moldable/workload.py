@@ -34,7 +34,14 @@ from typing import Any
 import numpy as np
 
 from schedenv.traces import ReplayJobs
-from schedenv.validation import check_int, check_nonnegative, check_positive, check_scale, suggest
+from schedenv.validation import (
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_scale,
+    check_time_resolution,
+    suggest,
+)
 from schedenv.workloads import DowneySpeedup
 
 LOADS: dict[str, float] = {"light": 2000.0, "middle": 1000.0, "heavy": 600.0}
@@ -208,6 +215,7 @@ def parse_jobs(jobs: Sequence[Mapping[str, Any]], n_procs: int) -> MoldableJobSe
         else:
             raise ValueError(f"jobs[{j}]={dict(job)!r} needs 'runtimes' {{procs: seconds}} or all of 'L', 'A', 'sigma'")
         requested[j] = _request(job.get("requested", default_request), n_procs, tables.get(j), j)
+    check_time_resolution("jobs", submit, size)
     return MoldableJobSet(n_procs, submit, size, requested, L, A, sigma, tables)
 
 
