@@ -155,6 +155,12 @@ MAX_WINDOW = 2**16
 agent's use and still allocates."""
 
 
+MAX_SERVERS = 2**16
+"""Cap on integer server, host and processor counts (``n_servers``, ``n_hosts``, ``n_procs``): the
+observation and per-server arrays grow with them (Moldable keeps per-count runtime tables), so
+65536 is far beyond the papers' systems (128 processors, 4-64 servers) and still allocates."""
+
+
 def check_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None) -> int:
     """Return ``value`` if it is an integer >= ``minimum`` (and <= ``maximum`` if given; bools are refused)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:

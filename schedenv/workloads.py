@@ -487,7 +487,10 @@ def as_speedup(speedup: float | Speedup | Callable[[Any], Any], max_servers: flo
     if isinstance(speedup, Speedup):
         return speedup
     if isinstance(speedup, (int, float, np.integer, np.floating)) and not isinstance(speedup, bool):
-        return Power(float(speedup))
+        try:
+            return Power(float(speedup))
+        except ValueError as error:
+            raise ValueError(f"speedup={speedup!r} is not allowed (a float means Power(p)): {error}") from None
     if callable(speedup):
         return CustomSpeedup(speedup, max_servers=max_servers)
     raise ValueError(

@@ -29,6 +29,7 @@ from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
 from schedenv.validation import (
     MAX_JOBS,
+    MAX_SERVERS,
     MAX_WINDOW,
     as_real_array,
     check_choice,
@@ -238,7 +239,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         invalid_action_penalty: float = 1.0,
         observe_params: bool = False,
     ) -> None:
-        self.n_hosts = check_int("n_hosts", n_hosts)
+        self.n_hosts = check_int("n_hosts", n_hosts, maximum=MAX_SERVERS)
         self.load = check_positive("load", load)
         if self.load >= 1:
             warnings.warn(

@@ -35,11 +35,12 @@ from schedenv.records import basic_metrics
 from schedenv.traces import SWFTrace, read_replay, replay_jobs
 from schedenv.validation import (
     MAX_JOBS,
+    MAX_SERVERS,
     MAX_WINDOW,
     check_choice,
     check_int,
     check_nonnegative,
-    check_positive,
+    check_scale,
     reject_unknown_kwargs,
 )
 
@@ -250,7 +251,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
             None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
         )
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
-        self.max_running = check_int("max_running", max_running, minimum=0)
+        self.max_running = check_int("max_running", max_running, minimum=0, maximum=MAX_WINDOW)
         self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
         self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
@@ -265,11 +266,15 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
                 raise ValueError(f"trace={trace!r} is not allowed; give the path of an SWF file or an SWFTrace")
             count = None if n_jobs is None else check_int("n_jobs", n_jobs, maximum=MAX_JOBS)
             replay = replay_jobs(trace, count) if isinstance(trace, SWFTrace) else read_replay(trace, count)
-            self.n_procs = check_int("n_procs", n_procs if n_procs is not None else replay.max_procs or DEFAULT_N_PROCS)
+            self.n_procs = check_int(
+                "n_procs", n_procs if n_procs is not None else replay.max_procs or DEFAULT_N_PROCS, maximum=MAX_SERVERS
+            )
             self.fixed_jobs = trace_jobs(replay, self.n_procs, self.trace_sigma)
             self.time_scale = float(replay.run_time.mean())
         else:
-            self.n_procs = check_int("n_procs", n_procs if n_procs is not None else DEFAULT_N_PROCS)
+            self.n_procs = check_int(
+                "n_procs", n_procs if n_procs is not None else DEFAULT_N_PROCS, maximum=MAX_SERVERS
+            )
             if jobs is not None:
                 if n_jobs is not None:
                     raise ValueError(f"n_jobs={n_jobs!r} is not allowed with explicit jobs (their count is len(jobs))")
@@ -490,4 +495,4 @@ def _generator(workload: str | CirneWorkload, arrival_interval: float | str | No
         return CirneWorkload()
     if isinstance(arrival_interval, str):
         return CirneWorkload(arrival_interval=LOADS[check_choice("arrival_interval", arrival_interval, tuple(LOADS))])
-    return CirneWorkload(arrival_interval=check_positive("arrival_interval", arrival_interval))
+    return CirneWorkload(arrival_interval=check_scale("arrival_interval", arrival_interval))

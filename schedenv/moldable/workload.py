@@ -129,7 +129,7 @@ class CirneWorkload:
     sigma_high: float = 2.0
 
     def __post_init__(self) -> None:
-        check_positive("arrival_interval", self.arrival_interval)
+        check_scale("arrival_interval", self.arrival_interval)
         check_positive("work_low", self.work_low)
         check_positive("work_high", self.work_high)
         if not self.work_high >= self.work_low:

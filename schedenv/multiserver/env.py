@@ -31,6 +31,7 @@ from schedenv.multiserver.workload import (
 )
 from schedenv.validation import (
     MAX_JOBS,
+    MAX_SERVERS,
     MAX_WINDOW,
     as_real_array,
     check_choice,
@@ -228,7 +229,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         invalid_action_penalty: float = 1.0,
         observe_params: bool = False,
     ) -> None:
-        self.n_servers = check_int("n_servers", n_servers)
+        self.n_servers = check_int("n_servers", n_servers, maximum=MAX_SERVERS)
         self.action_mode = check_choice("action_mode", action_mode, ("select", "priority"))
         self.packing = check_choice("packing", packing, PACKINGS)
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
