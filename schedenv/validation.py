@@ -10,7 +10,7 @@ import difflib
 import functools
 import inspect
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -27,28 +27,37 @@ EnvClass = TypeVar("EnvClass", bound=type)
 def reject_unknown_kwargs(cls: EnvClass) -> EnvClass:
     """Class decorator: an unknown keyword argument to ``cls(...)`` is refused with the accepted names.
 
-    ``gym.make(id, **kwargs)`` hands the kwargs to the env's ``__init__`` (its own arguments such as
+    ``gym.make(id, **kwargs)`` hands the kwargs to the env's constructor (its own arguments such as
     ``max_episode_steps`` are taken out first), and the batched envs pass theirs on to the single env,
-    so decorating each env class covers both. The signature stays visible to ``inspect`` (Gymnasium
-    looks for ``render_mode`` in it).
+    so decorating each env class covers both. The check runs in ``__new__``, before ``__init__``, so
+    ``__init__`` keeps its signature and the warnings it raises still point at the caller; a subclass
+    is checked against its own ``__init__`` (one taking ``**kwargs`` accepts anything).
     """
-    init: Callable[..., None] = cls.__init__  # type: ignore[misc]
-    parameters = inspect.signature(init).parameters
-    accepted = [name for name in parameters if name != "self"]
 
-    @functools.wraps(init)
-    def checked_init(self: Any, *args: Any, **kwargs: Any) -> None:
-        unknown = [name for name in kwargs if name not in parameters]
+    def checked_new(klass: type, *args: Any, **kwargs: Any) -> Any:
+        accepted = _keyword_parameters(klass)
+        unknown = [] if accepted is None else [name for name in kwargs if name not in accepted]
         if unknown:
-            name = unknown[0]
+            name, names = unknown[0], list(accepted or ())
             raise UnknownArgumentError(
-                f"{cls.__name__} got an unknown argument {name}={kwargs[name]!r}{suggest(name, accepted)}; "
-                f"it accepts {accepted}"
+                f"{klass.__name__} got an unknown argument {name}={kwargs[name]!r}{suggest(name, names)}; "
+                f"it accepts {names}"
             )
-        init(self, *args, **kwargs)
+        return object.__new__(klass)
 
-    cls.__init__ = checked_init  # type: ignore[misc]
+    cls.__new__ = checked_new  # type: ignore[assignment]
     return cls
+
+
+@functools.cache
+def _keyword_parameters(klass: type) -> tuple[str, ...] | None:
+    """The keyword arguments ``klass.__init__`` takes (None when it takes ``**kwargs``)."""
+    parameters = inspect.signature(klass.__init__).parameters  # type: ignore[misc]
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return None
+    return tuple(
+        name for name, p in parameters.items() if name != "self" and p.kind is not inspect.Parameter.VAR_POSITIONAL
+    )
 
 
 def suggest(value: str, choices: Iterable[str]) -> str:

@@ -193,7 +193,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     | workload         | "cirne"   | "cirne" or a ``CirneWorkload`` (generator parameters)             |
     | arrival_interval | 1000.0    | mean seconds between arrivals, or "light"/"middle"/"heavy"        |
     | n_jobs           | 200       | jobs per episode (a trace: its first n_jobs; all when None)       |
-    | trace            | None      | an SWF path or ``SWFTrace``, replayed as Downey jobs              |
+    | trace            | None      | an SWF path or ``SWFTrace``, replayed as Downey jobs (streamed;   |
+    |                  |           | malformed fields as ``schedenv.traces.SWF_POLICY`` says)          |
     | trace_sigma      | 1.0       | Downey sigma given to every trace job                             |
     | jobs             | None      | list of dicts: submit, and runtimes {procs: s} or L, A, sigma     |
     | max_jobs         | 32        | window size K (the backfilling depth)                             |
