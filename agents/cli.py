@@ -25,7 +25,14 @@ import gymnasium as gym
 
 from agents.algorithms import ALGORITHMS, get_algorithm
 from agents.runs import CONFIG, read_config
-from schedenv.comparison import check_env_id, objective_metric, print_comparison, strict_json
+from schedenv.comparison import (
+    check_env_id,
+    check_metric,
+    check_out_dir,
+    objective_metric,
+    print_comparison,
+    strict_json,
+)
 from schedenv.workloads import from_spec
 
 
@@ -113,6 +120,7 @@ def train_command(args: argparse.Namespace) -> int:
         raise SystemExit(f"--config cannot change the resumed run in {args.out}; it continues with its saved config")
     if not resuming and "env_id" not in overrides and config_path is None:
         raise SystemExit("schedenv train: give --env or --config FILE (unless --resume continues a run in --out)")
+    check_out_dir("--out", args.out)
 
     from agents.train import apply_hyperparams, resolve_config, resume_config, train
 
@@ -177,6 +185,12 @@ def evaluate_agent(args: argparse.Namespace) -> int:
     )
     check_disjoint(seeds, trained_on, "training env seeds of this run")
     metric = args.metric or objective_metric(env_id, env_kwargs)
+    if args.metric:
+        import baselines
+        from schedenv.fastpath import evaluate_fast
+
+        probe = evaluate_fast(env_id, baselines.reference(env_id), seeds[:1], **env_kwargs)
+        check_metric(metric, list(probe.summary))
     contenders = args.contenders.split(",") if args.contenders else None
     result = assess(agent.act_batch, env_id, env_kwargs, seeds, metric, contenders=contenders)
     rows = _rows(agent.name, result)

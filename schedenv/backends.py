@@ -7,7 +7,11 @@ random draw comes from the seeds inside it). The RL harness can run training swe
 seed or config) through the same ``run_tasks``.
 
 - ``local``: ``workers`` processes (``spawn``, so that no thread or lock state of the parent is
-  inherited); ``workers=1`` runs in this process, in order.
+  inherited); ``workers=1`` runs in this process, in order. The workers die with their parent, even
+  when it is killed with ``kill -9`` (no cleanup code runs then): on Linux each worker asks the
+  kernel for SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``), elsewhere a daemon thread
+  in each worker polls the parent's pid once a second. Multiprocessing's resource tracker then
+  exits as well, since the last process holding its pipe is gone.
 - ``ray``: joins the cluster at ``address`` (``"auto"``, ``"ray://host:10001"``, ...) or starts a
   local Ray instance with ``workers`` CPUs when ``address`` is None, and shuts the local one down
   afterwards. Every node must have schedenv installed (the tasks import it).
@@ -15,7 +19,13 @@ seed or config) through the same ``run_tasks``.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, TypeVar
@@ -53,7 +63,12 @@ def _run_local(function: Callable[[Task], Any], tasks: Sequence[Task], workers: 
             yield index, function(task)
         return
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=context)
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(tasks)),
+        mp_context=context,
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    )
     try:
         pending: dict[Future[Any], int] = {pool.submit(function, task): index for index, task in enumerate(tasks)}
         while pending:
@@ -63,6 +78,31 @@ def _run_local(function: Callable[[Task], Any], tasks: Sequence[Task], workers: 
     finally:
         # On an interrupt, queued tasks are dropped and running ones are not waited for.
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+_PR_SET_PDEATHSIG = 1
+"""``prctl`` option: the signal this process receives when its parent dies (linux/prctl.h)."""
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: end this process when ``parent`` (the pool's owner) dies.
+
+    Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, then one check that the parent did not die before
+    the call. Other systems: a daemon thread that exits the process once its parent pid changes.
+    """
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+            if os.getppid() != parent:
+                os._exit(1)
+            return
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def ray_available() -> bool:

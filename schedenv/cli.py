@@ -17,10 +17,13 @@ import schedenv
 from agents.cli import add_train_parser, evaluate_agent
 from schedenv.comparison import (
     check_env_id,
+    check_metric,
+    check_seeds,
     comparison_rows,
     objective_metric,
     parse_env_kwargs,
     print_comparison,
+    run_reporting_errors,
     strict_json,
 )
 from schedenv.fastpath import evaluate_fast
@@ -49,9 +52,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     reference = baselines.reference(env_id)
     names = args.contenders.split(",") if args.contenders else baselines.available(env_id)
     names = [reference] + [n for n in names if n != reference]
-    seeds = range(args.seed, args.seed + (10 if args.episodes is None else args.episodes))
+    seeds = check_seeds("--seed", args.seed, 10 if args.episodes is None else args.episodes)
     metric = args.metric or objective_metric(env_id, env_kwargs)
-    results = {name: evaluate_fast(env_id, name, seeds, **env_kwargs) for name in names}
+    results = {reference: evaluate_fast(env_id, reference, seeds, **env_kwargs)}
+    check_metric(metric, list(results[reference].summary))
+    results.update({name: evaluate_fast(env_id, name, seeds, **env_kwargs) for name in names[1:]})
     rows = comparison_rows(results, reference, metric)
     print(f"{env_id}  {args.env_kwargs or '{}'}  seeds {seeds.start}..{seeds.stop - 1}")
     print_comparison(rows, metric, reference)
@@ -107,14 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``schedenv`` command."""
+    """Entry point of the ``schedenv`` command: 0 on success, 2 on a user error (one line on stderr)."""
     args = build_parser().parse_args(argv)
     args.command_line = " ".join(["schedenv", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return int(args.run(args))
-    except ValueError as error:
-        print(f"schedenv: error: {error}", file=sys.stderr)
-        return 2
+    return run_reporting_errors("schedenv", lambda: args.run(args))
 
 
 if __name__ == "__main__":

@@ -9,14 +9,76 @@ from __future__ import annotations
 
 import json
 import math
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 import schedenv
 from schedenv.evaluation import EvaluationResult
-from schedenv.validation import suggest
+from schedenv.validation import check_int, suggest
 from schedenv.workloads import from_spec
+
+USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, gym.error.Error)
+"""What a command reports as the user's mistake: bad values and types (our checks raise ValueError,
+or a ValueError-and-TypeError for unknown arguments), unusable paths, what Gymnasium refuses."""
+
+
+def run_reporting_errors(prog: str, run: Callable[[], int]) -> int:
+    """``run()``; a user error becomes one line on stderr and exit status 2, a bug a traceback and 1.
+
+    User errors are ``USER_ERRORS`` and ``SystemExit`` with a message (a command's own refusals).
+    Anything else is a bug of ours: it is labelled as such, with the traceback to report.
+    """
+    try:
+        return int(run())
+    except SystemExit as stop:
+        if isinstance(stop.code, str):
+            print(f"{prog}: error: {_one_line(stop.code)}", file=sys.stderr)
+            return 2
+        raise
+    except USER_ERRORS as error:
+        print(f"{prog}: error: {_one_line(str(error))}", file=sys.stderr)
+        return 2
+    except Exception as error:  # the last resort: say it is a bug, keep the traceback
+        print(f"{prog}: internal error (a bug; please report): {type(error).__name__}: {error}", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+        return 1
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+def check_out_dir(flag: str, path: str | Path) -> Path:
+    """Create the output folder given to ``flag`` (with its parents) or refuse it, naming the flag."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"{flag} {str(path)!r} cannot be created: {error.strerror or error}") from error
+    if not folder.is_dir():
+        raise ValueError(f"{flag} {str(path)!r} is not a folder")
+    return folder
+
+
+def check_seeds(flag: str, seed: int, episodes: int) -> range:
+    """``episodes`` consecutive seeds from ``seed``; both are checked (seeds are integers >= 0)."""
+    check_int(flag, seed, minimum=0)
+    check_int("--episodes", episodes, minimum=1)
+    return range(seed, seed + episodes)
+
+
+def check_metric(metric: str, available: Sequence[str]) -> str:
+    """``metric`` if the evaluation reports it, else refuse naming the near matches."""
+    if metric not in available:
+        raise ValueError(
+            f"--metric {metric!r} is not reported by this env{suggest(metric, available)}; known: {sorted(available)}"
+        )
+    return metric
 
 
 def parse_env_kwargs(text: str | None) -> dict[str, Any]:

@@ -9,7 +9,8 @@ order, are :data:`SWF_FIELDS`.
 ``write_swf`` writes one back (integral values without a decimal point, so a trace read and written
 again is unchanged up to whitespace); ``trace_from_records`` turns a simulation's finished-job
 records into a trace, so a schedule can be inspected with the archive's tools; ``replay_jobs``
-extracts the submit times, run times and processor counts that an env replays.
+(or ``read_replay``, streamed from a file) extracts the submit times, run times and processor counts
+that an env replays, treating malformed fields as :data:`SWF_POLICY` says.
 
 >>> trace = parse_swf("; MaxProcs: 8\\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\\n")
 >>> trace.max_procs, len(trace), float(trace.column("run_time")[0])
@@ -18,8 +19,11 @@ extracts the submit times, run times and processor counts that an env replays.
 
 from __future__ import annotations
 
+import math
 import os
 import re
+import warnings
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,11 +82,15 @@ class SWFTrace:
     @property
     def max_procs(self) -> int | None:
         """The machine size from the ``MaxProcs`` (or ``MaxNodes``) header, if present."""
-        for key in ("MaxProcs", "MaxNodes"):
-            value = self.header.get(key, "").split()
-            if value and value[0].lstrip("-").isdigit() and int(value[0]) > 0:
-                return int(value[0])
-        return None
+        return _header_max_procs(self.header)
+
+
+def _header_max_procs(header: dict[str, str]) -> int | None:
+    for key in ("MaxProcs", "MaxNodes"):
+        value = header.get(key, "").split()
+        if value and value[0].lstrip("-").isdigit() and int(value[0]) > 0:
+            return int(value[0])
+    return None
 
 
 def parse_swf(text: str) -> SWFTrace:
@@ -98,15 +106,20 @@ def parse_swf(text: str) -> SWFTrace:
             if match:
                 header.setdefault(match.group(1).strip(), match.group(2))
             continue
-        parts = line.split()
-        if len(parts) != len(SWF_FIELDS):
-            raise ValueError(f"SWF line {number} has {len(parts)} fields; the format has {len(SWF_FIELDS)}: {raw!r}")
-        try:
-            rows.append([float(part) for part in parts])
-        except ValueError as error:
-            raise ValueError(f"SWF line {number} holds a non-numeric field: {raw!r}") from error
+        rows.append(_parse_line(line, raw, number))
     data = np.array(rows, dtype=np.float64).reshape(len(rows), len(SWF_FIELDS))
     return SWFTrace(data, header)
+
+
+def _parse_line(line: str, raw: str, number: int) -> list[float]:
+    """The 18 numbers of the job line ``line`` (``raw`` and ``number`` for the error message)."""
+    parts = line.split()
+    if len(parts) != len(SWF_FIELDS):
+        raise ValueError(f"SWF line {number} has {len(parts)} fields; the format has {len(SWF_FIELDS)}: {raw!r}")
+    try:
+        return [float(part) for part in parts]
+    except ValueError as error:
+        raise ValueError(f"SWF line {number} holds a non-numeric field: {raw!r}") from error
 
 
 def read_swf(path: str | os.PathLike[str]) -> SWFTrace:
@@ -148,6 +161,46 @@ def trace_from_records(records: Sequence[Any], max_procs: int | None = None) -> 
     return SWFTrace(data, header)
 
 
+MAX_SWF_TIME = 1e12
+"""Largest submit or run time (seconds, about 31,700 years) a replayed SWF job may have: float64 sums of
+such times keep sub-millisecond resolution (1e12 x 2.2e-16 s), larger ones would not (a submit time of
+1e300 once reached a division by zero in the Moldable simulator)."""
+
+SWF_POLICY = """\
+field (replayed jobs)       value                                  policy
+--------------------------  -------------------------------------  ------------------------------------------
+any line                    not 18 fields, or a non-number         refuse (ValueError with the line number)
+submit, run time, procs,    NaN or +/-inf                          refuse (ValueError with the line number)
+  status
+submit time                 -1 (missing)                           skip and count
+submit time                 other negative, or > MAX_SWF_TIME      refuse (ValueError with the line number)
+status                      5 (cancelled)                          skip and count
+run time                    -1 (missing) or 0 (never ran)          skip and count
+run time                    other negative, or > MAX_SWF_TIME      refuse (ValueError with the line number)
+processor count             -1 or 0 in both allocated and          skip and count
+                              requested (missing)
+processor count             other negative, or not an integer      refuse (ValueError with the line number)
+processor count             above the header's MaxProcs            refuse (ValueError with the line number)
+"""
+"""What the SWF replay does with each malformed field, the same for every family that replays SWF
+(``MoldableEnv(trace=...)``, ``MultiserverJobEnv(trace=...)``). Values the archive uses to mark a
+record invalid (-1, 0 processors or run time, status 5) are skipped, and the counts are reported
+once per read in a ``SWFSkipWarning``; values no model can represent are refused with the line
+number, never clamped or rounded (a count of 2.5 or above MaxProcs says the file is wrong)."""
+
+_SKIP_REASONS = (
+    "cancelled (status 5)",
+    "missing submit time",
+    "missing run time",
+    "zero run time",
+    "missing processors",
+)
+
+
+class SWFSkipWarning(UserWarning):
+    """Some jobs of an SWF file were skipped because the archive marks them invalid (see ``SWF_POLICY``)."""
+
+
 @dataclass(frozen=True)
 class ReplayJobs:
     """The jobs of a trace that can be replayed, with submit times shifted to start at 0."""
@@ -156,36 +209,144 @@ class ReplayJobs:
     submit: np.ndarray
     run_time: np.ndarray
     procs: np.ndarray
-    """Allocated processors (the requested count when the allocated one is missing)."""
+    """The processor count (the preferred field, allocated or requested, else the other one)."""
     skipped: int
-    """Jobs left out because their run time or processor count is missing or not positive."""
+    """Jobs left out because the archive marks them invalid (see ``SWF_POLICY``)."""
+    skip_counts: dict[str, int] = field(default_factory=dict)
+    """``skipped`` by reason."""
+    max_procs: int | None = None
+    """The machine size from the trace's ``MaxProcs`` header, if present."""
 
 
-def replay_jobs(trace: SWFTrace, n_jobs: int | None = None) -> ReplayJobs:
-    """The first ``n_jobs`` replayable jobs of ``trace`` in submit order (all when None).
+_SUBMIT, _RUN, _ALLOCATED, _REQUESTED, _STATUS = (
+    SWF_FIELDS.index(name)
+    for name in ("submit_time", "run_time", "allocated_processors", "requested_processors", "status")
+)
 
-    A job is replayable when its run time and its processor count (allocated, else requested)
-    are positive: the archive marks failed or cancelled-before-start jobs with 0 or -1 there.
+
+class _ReplayBuilder:
+    """Applies ``SWF_POLICY`` row by row and keeps only the replayable jobs, in compact arrays."""
+
+    def __init__(self, source: str, processors: str, max_procs: int | None) -> None:
+        if processors not in ("allocated", "requested"):
+            raise ValueError(f"processors={processors!r} is not allowed; choose 'allocated' or 'requested'")
+        self.source, self.max_procs = source, max_procs
+        self.first, self.second = (_ALLOCATED, _REQUESTED) if processors == "allocated" else (_REQUESTED, _ALLOCATED)
+        self.columns = tuple(array("d") for _ in range(4))  # job number, submit, run time, processors
+        self.counts = dict.fromkeys(_SKIP_REASONS, 0)
+        self.total = 0
+
+    def add(self, row: Sequence[float], where: str) -> None:
+        self.total += 1
+        for index in (_SUBMIT, _RUN, _ALLOCATED, _REQUESTED, _STATUS):
+            if not math.isfinite(row[index]):
+                raise self._refuse(where, SWF_FIELDS[index], row[index], "cannot be represented (not finite)")
+        submit, run_time = row[_SUBMIT], row[_RUN]
+        if submit != -1 and not 0 <= submit <= MAX_SWF_TIME:
+            raise self._refuse(where, "submit_time", submit, f"must be -1 (missing) or in [0, {MAX_SWF_TIME:g}]")
+        if run_time != -1 and not 0 <= run_time <= MAX_SWF_TIME:
+            raise self._refuse(where, "run_time", run_time, f"must be -1 (missing) or in [0, {MAX_SWF_TIME:g}]")
+        procs = 0.0
+        for index in (self.first, self.second):
+            value = row[index]
+            if value not in (-1, 0) and (value < 0 or value != int(value)):
+                raise self._refuse(where, SWF_FIELDS[index], value, "must be -1 (missing) or an integer >= 0")
+            if procs <= 0 < value:
+                procs = value
+        if self.max_procs is not None and procs > self.max_procs:
+            raise self._refuse(where, "processor count", procs, f"is above the header's MaxProcs={self.max_procs}")
+        reason = (
+            "cancelled (status 5)"
+            if row[_STATUS] == 5
+            else "missing submit time"
+            if submit == -1
+            else "missing run time"
+            if run_time == -1
+            else "zero run time"
+            if run_time == 0
+            else "missing processors"
+            if procs <= 0
+            else None
+        )
+        if reason is not None:
+            self.counts[reason] += 1
+            return
+        for column, value in zip(self.columns, (row[0], submit, run_time, procs), strict=True):
+            column.append(value)
+
+    def _refuse(self, where: str, name: str, value: float, allowed: str) -> ValueError:
+        return ValueError(f"{self.source} {where}: {name}={value!r} {allowed} (see schedenv.traces.SWF_POLICY)")
+
+    def finish(self, n_jobs: int | None) -> ReplayJobs:
+        skipped = sum(self.counts.values())
+        if skipped:
+            detail = ", ".join(f"{count} {reason}" for reason, count in self.counts.items() if count)
+            warnings.warn(
+                f"{self.source}: skipped {skipped} of {self.total} jobs that the archive marks invalid ({detail}); "
+                "see schedenv.traces.SWF_POLICY",
+                SWFSkipWarning,
+                stacklevel=3,
+            )
+        number, submit, run_time, procs = (np.frombuffer(column, dtype=np.float64) for column in self.columns)
+        order = np.argsort(submit, kind="stable")
+        if n_jobs is not None:
+            order = order[:n_jobs]
+        if order.size == 0:
+            raise ValueError(
+                f"{self.source} has no replayable job (each needs a positive run time and processor count)"
+            )
+        kept = submit[order]
+        return ReplayJobs(
+            job_number=number[order].astype(np.int64),
+            submit=kept - kept[0],
+            run_time=run_time[order],
+            procs=procs[order].astype(np.int64),
+            skipped=skipped,
+            skip_counts={reason: count for reason, count in self.counts.items() if count},
+            max_procs=self.max_procs,
+        )
+
+
+def replay_jobs(trace: SWFTrace, n_jobs: int | None = None, *, processors: str = "allocated") -> ReplayJobs:
+    """The first ``n_jobs`` replayable jobs of ``trace`` in submit order (all when None), by ``SWF_POLICY``.
+
+    ``processors`` is the preferred processor field ("allocated": what the job ran on, as the
+    Moldable replay wants; "requested": what it asked for); the other is used when it is missing.
     """
-    run_time = trace.column("run_time")
-    procs = trace.column("allocated_processors").copy()
-    missing = procs <= 0
-    procs[missing] = trace.column("requested_processors")[missing]
-    usable = (run_time > 0) & (procs > 0) & (trace.column("submit_time") >= 0)
-    order = np.flatnonzero(usable)
-    order = order[np.argsort(trace.column("submit_time")[order], kind="stable")]
-    if n_jobs is not None:
-        order = order[:n_jobs]
-    if order.size == 0:
-        raise ValueError("the trace has no replayable job (each needs a positive run time and processor count)")
-    submit = trace.column("submit_time")[order]
-    return ReplayJobs(
-        job_number=trace.column("job_number")[order].astype(np.int64),
-        submit=submit - submit[0],
-        run_time=run_time[order].copy(),
-        procs=procs[order].astype(np.int64),
-        skipped=int((~usable).sum()),
-    )
+    builder = _ReplayBuilder("SWF trace", processors, trace.max_procs)
+    for index, row in enumerate(trace.data):
+        builder.add(row.tolist(), f"job row {index + 1}")
+    return builder.finish(n_jobs)
+
+
+def read_replay(
+    path: str | os.PathLike[str], n_jobs: int | None = None, *, processors: str = "allocated"
+) -> ReplayJobs:
+    """``replay_jobs`` of the SWF file at ``path``, read line by line (streamed).
+
+    Only the kept jobs' four columns are stored (32 bytes a job), so memory stays near the size of
+    the replayed jobs rather than of the file. Header comments are read as they come; ``MaxProcs``
+    (or ``MaxNodes``) bounds the processor counts of the job lines after it (the archive's files put
+    the header first).
+    """
+    header: dict[str, str] = {}
+    builder: _ReplayBuilder | None = None
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, raw in enumerate(handle, start=1):
+            line = raw.strip()
+            if not line:
+                continue
+            if line.startswith(";"):
+                match = _HEADER_LINE.match(line)
+                if match:
+                    header.setdefault(match.group(1).strip(), match.group(2))
+                continue
+            if builder is None:
+                builder = _ReplayBuilder(f"SWF file {os.fspath(path)}", processors, _header_max_procs(header))
+            builder.add(_parse_line(line, raw, number), f"line {number}")
+    if builder is None:
+        raise ValueError(f"SWF file {os.fspath(path)} has no job line")
+    return builder.finish(n_jobs)
 
 
 def _format_value(value: float) -> str:

@@ -7,11 +7,57 @@ mistypes an argument learns the fix from the message alone.
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import math
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
+
+
+class UnknownArgumentError(TypeError, ValueError):
+    """An argument the callee does not take: a TypeError like Python's own, and a ValueError so that
+    whatever catches bad configuration (the command line, a sweep) catches it as well."""
+
+
+EnvClass = TypeVar("EnvClass", bound=type)
+
+
+def reject_unknown_kwargs(cls: EnvClass) -> EnvClass:
+    """Class decorator: an unknown keyword argument to ``cls(...)`` is refused with the accepted names.
+
+    ``gym.make(id, **kwargs)`` hands the kwargs to the env's constructor (its own arguments such as
+    ``max_episode_steps`` are taken out first), and the batched envs pass theirs on to the single env,
+    so decorating each env class covers both. The check runs in ``__new__``, before ``__init__``, so
+    ``__init__`` keeps its signature and the warnings it raises still point at the caller; a subclass
+    is checked against its own ``__init__`` (one taking ``**kwargs`` accepts anything).
+    """
+
+    def checked_new(klass: type, *args: Any, **kwargs: Any) -> Any:
+        accepted = _keyword_parameters(klass)
+        unknown = [] if accepted is None else [name for name in kwargs if name not in accepted]
+        if unknown:
+            name, names = unknown[0], list(accepted or ())
+            raise UnknownArgumentError(
+                f"{klass.__name__} got an unknown argument {name}={kwargs[name]!r}{suggest(name, names)}; "
+                f"it accepts {names}"
+            )
+        return object.__new__(klass)
+
+    cls.__new__ = checked_new  # type: ignore[assignment]
+    return cls
+
+
+@functools.cache
+def _keyword_parameters(klass: type) -> tuple[str, ...] | None:
+    """The keyword arguments ``klass.__init__`` takes (None when it takes ``**kwargs``)."""
+    parameters = inspect.signature(klass.__init__).parameters  # type: ignore[misc]
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return None
+    return tuple(
+        name for name, p in parameters.items() if name != "self" and p.kind is not inspect.Parameter.VAR_POSITIONAL
+    )
 
 
 def suggest(value: str, choices: Iterable[str]) -> str:
@@ -37,6 +83,57 @@ def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
     return number
 
 
+SCALE_RANGE = (1e-100, 1e100)
+"""Range of every scale a model takes: job sizes and durations, distribution means and bounds, a
+malleable system's server count, Downey's A and sigma. The models multiply or square two scales
+(variances, size over speed, A times sigma), so a scale outside this range would overflow float64
+to inf or underflow to 0 (a reward of -inf, a NaN speedup, a division by zero); 1e+/-100 leaves
+100 orders of magnitude of headroom on either side."""
+
+MAX_TIME_RATIO = 1e12
+"""Largest ratio of an explicit job set's horizon (latest arrival plus total size) to its smallest
+size: beyond it float64 clocks (16 significant digits) cannot resolve the smallest job against the
+clock, and its response time would come out as 0 (a slowdown below 1)."""
+
+
+def check_scale(name: str, value: Any) -> float:
+    """Return ``value`` if it is a positive number inside ``SCALE_RANGE``."""
+    number = check_positive(name, value)
+    low, high = SCALE_RANGE
+    if not low <= number <= high:
+        raise ValueError(
+            f"{name}={value!r} is not allowed; it must lie in [{low:g}, {high:g}] (SCALE_RANGE: beyond it the "
+            "model's products of two scales leave float64)"
+        )
+    return number
+
+
+def check_scale_array(name: str, values: Any) -> np.ndarray:
+    """``check_positive_array`` with every entry inside ``SCALE_RANGE``."""
+    array = check_positive_array(name, values)
+    low, high = SCALE_RANGE
+    bad = (array < low) | (array > high)
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name}[{index}]={float(array[index])!r} is not allowed; entries must lie in [{low:g}, {high:g}] "
+            "(SCALE_RANGE: beyond it the model's products of two scales leave float64)"
+        )
+    return array
+
+
+def check_time_resolution(name: str, arrivals: np.ndarray, sizes: np.ndarray) -> None:
+    """Refuse a job set whose smallest size float64 cannot resolve against its horizon (``MAX_TIME_RATIO``)."""
+    horizon = float(np.max(arrivals, initial=0.0)) + float(np.sum(sizes))
+    smallest = float(np.min(sizes))
+    if horizon > MAX_TIME_RATIO * smallest:
+        raise ValueError(
+            f"{name} is not allowed: its horizon (latest arrival + total size = {horizon:g}) exceeds "
+            f"{MAX_TIME_RATIO:g} times its smallest size ({smallest:g}), which float64 times cannot resolve; "
+            "rescale the sizes or split the job set"
+        )
+
+
 def check_nonnegative(name: str, value: Any) -> float:
     """Return ``value`` as a float if it is a finite number >= 0."""
     number = _as_real(name, value)
@@ -56,19 +153,59 @@ def check_probability(name: str, value: Any, *, open_low: bool = True, open_high
     return number
 
 
-def check_int(name: str, value: Any, *, minimum: int = 1) -> int:
-    """Return ``value`` if it is an integer >= ``minimum`` (bools are refused)."""
+MAX_JOBS = 10**7
+"""Cap on job counts drawn at reset (``n_jobs``, ``n_arrivals``): the per-job arrays (about 100 bytes a
+job across a family's state) are allocated up front, so 10**7 jobs already take about 1 GB; larger
+counts are refused at construction instead of failing with MemoryError at reset."""
+
+MAX_WINDOW = 2**16
+"""Cap on the observation window ``max_jobs``: the observation, mask and action arrays grow with it
+(Moldable's flat action space with ``max_jobs * n_procs`` entries), so 65536 slots is far beyond any
+agent's use and still allocates."""
+
+
+MAX_SERVERS = 2**16
+"""Cap on integer server, host and processor counts (``n_servers``, ``n_hosts``, ``n_procs``): the
+observation and per-server arrays grow with them (Moldable keeps per-count runtime tables), so
+65536 is far beyond the papers' systems (128 processors, 4-64 servers) and still allocates."""
+
+
+def check_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return ``value`` if it is an integer >= ``minimum`` (and <= ``maximum`` if given; bools are refused)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name}={value!r} is not allowed; it must be an integer >= {minimum}")
+    if maximum is not None and value > maximum:
+        raise ValueError(
+            f"{name}={value!r} is not allowed; it must be an integer in {minimum}..{maximum} "
+            "(the arrays it sizes would not fit in memory)"
+        )
     return int(value)
+
+
+def as_real_array(name: str, values: Any, *, allow_bool: bool = False) -> np.ndarray:
+    """``values`` as a float64 array, refusing what is not an array of real numbers.
+
+    Refused, naming ``name``: strings, mappings, ragged nesting, complex numbers (NumPy would drop the
+    imaginary part), objects, and booleans unless ``allow_bool`` (``[True, True]`` is not a list of sizes).
+    """
+    if isinstance(values, (str, bytes, Mapping)):
+        raise ValueError(f"{name}={values!r} is not allowed; it must be an array of real numbers")
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"{name}={values!r} is not allowed; it must be an array of real numbers with one shape (not ragged)"
+        ) from error
+    kinds = "iuf" + ("b" if allow_bool else "")
+    if raw.dtype.kind not in kinds:
+        what = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes"}.get(raw.dtype.kind, "objects")
+        raise ValueError(f"{name}={values!r} is not allowed; it holds {what}, and must be an array of real numbers")
+    return raw.astype(np.float64, copy=False)
 
 
 def check_positive_array(name: str, values: Any) -> np.ndarray:
     """Return ``values`` as a 1-D float64 array of finite positive numbers (at least one)."""
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{name}={values!r} is not allowed; it must be a sequence of numbers") from error
+    array = as_real_array(name, values)
     if array.ndim != 1 or array.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {array.shape}")
     bad = ~(np.isfinite(array) & (array > 0))

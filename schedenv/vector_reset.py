@@ -23,8 +23,10 @@ def reseed_copies(
         mask = np.asarray(options["reset_mask"], dtype=np.bool_)
         if mask.shape != (n,):
             raise ValueError(f"options['reset_mask'] has shape {mask.shape}; expected ({n},)")
-    if seed is None or isinstance(seed, int):
-        seeds: list[int | None] = [None if seed is None else seed + i for i in range(n)]
+    if isinstance(seed, (bool, np.bool_)):
+        raise ValueError(f"seed={seed!r} is not allowed; give an integer >= 0, a list of num_envs seeds or None")
+    if seed is None or isinstance(seed, (int, np.integer)):
+        seeds: list[int | None] = [None if seed is None else int(seed) + i for i in range(n)]
     else:
         seeds = list(seed)
         if len(seeds) != n:

@@ -22,11 +22,14 @@ import numpy as np
 from scipy import optimize
 
 from schedenv.validation import (
+    MAX_JOBS,
+    SCALE_RANGE,
     check_int,
     check_nonnegative,
     check_positive,
-    check_positive_array,
     check_probability,
+    check_scale,
+    check_scale_array,
     suggest,
 )
 
@@ -73,7 +76,7 @@ class Exponential(Distribution):
     """Exponential with the given ``mean``."""
 
     def __init__(self, mean: float) -> None:
-        self._mean = check_positive("mean", mean)
+        self._mean = check_scale("mean", mean)
 
     def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
         return rng.exponential(self._mean, size)
@@ -102,7 +105,7 @@ class Pareto(Distribution):
 
     def __init__(self, alpha: float, scale: float = 1.0) -> None:
         self.alpha = check_positive("alpha", alpha)
-        self.scale = check_positive("scale", scale)
+        self.scale = check_scale("scale", scale)
 
     def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
         # Inverse transform on 1 - U in (0, 1] keeps every draw finite.
@@ -207,7 +210,7 @@ class HyperExponential(Distribution):
     """
 
     def __init__(self, mean: float, scv: float) -> None:
-        self._mean = check_positive("mean", mean)
+        self._mean = check_scale("mean", mean)
         self._scv = check_positive("scv", scv)
         if self._scv < 1:
             raise ValueError(f"scv={scv!r} is not allowed; a hyperexponential needs C² >= 1")
@@ -240,7 +243,7 @@ class Deterministic(Distribution):
     """Always ``value``."""
 
     def __init__(self, value: float) -> None:
-        self.value = check_positive("value", value)
+        self.value = check_scale("value", value)
 
     def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
         return self.value if size is None else np.full(size, self.value)
@@ -265,7 +268,7 @@ class Uniform(Distribution):
 
     def __init__(self, low: float, high: float) -> None:
         self.low = check_nonnegative("low", low)
-        self.high = check_positive("high", high)
+        self.high = check_scale("high", high)
         if not self.high > self.low:
             raise ValueError(f"high={high!r} is not allowed; it must exceed low={low!r}")
 
@@ -291,7 +294,7 @@ class Choice(Distribution):
     """A discrete distribution over positive ``values`` (uniform unless ``probabilities`` given)."""
 
     def __init__(self, values: Sequence[float], probabilities: Sequence[float] | None = None) -> None:
-        self.values = check_positive_array("values", values)
+        self.values = check_scale_array("values", values)
         if probabilities is None:
             self.probabilities = np.full(self.values.size, 1.0 / self.values.size)
         else:
@@ -332,7 +335,7 @@ class Empirical(Distribution):
     """Resampling (with replacement) from observed positive ``samples``, e.g. a trace's sizes."""
 
     def __init__(self, samples: Sequence[float]) -> None:
-        self.samples = np.sort(check_positive_array("samples", samples))
+        self.samples = np.sort(check_scale_array("samples", samples))
 
     def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
         index = rng.integers(0, self.samples.size, size)
@@ -484,7 +487,10 @@ def as_speedup(speedup: float | Speedup | Callable[[Any], Any], max_servers: flo
     if isinstance(speedup, Speedup):
         return speedup
     if isinstance(speedup, (int, float, np.integer, np.floating)) and not isinstance(speedup, bool):
-        return Power(float(speedup))
+        try:
+            return Power(float(speedup))
+        except ValueError as error:
+            raise ValueError(f"speedup={speedup!r} is not allowed (a float means Power(p)): {error}") from None
     if callable(speedup):
         return CustomSpeedup(speedup, max_servers=max_servers)
     raise ValueError(
@@ -495,7 +501,7 @@ def as_speedup(speedup: float | Speedup | Callable[[Any], Any], max_servers: flo
 
 def offline_job_sizes(n_jobs: int, size_dist: Distribution, rng: np.random.Generator) -> FloatArray:
     """``n_jobs`` i.i.d. sizes, all present at time 0 (the heSRPT paper's offline setting, §5.2)."""
-    return np.asarray(size_dist.sample(rng, check_int("n_jobs", n_jobs)), dtype=np.float64)
+    return np.asarray(size_dist.sample(rng, check_int("n_jobs", n_jobs, maximum=MAX_JOBS)), dtype=np.float64)
 
 
 def poisson_job_stream(
@@ -505,7 +511,7 @@ def poisson_job_stream(
 
     Gaps are drawn before sizes, so two streams from equal seeds agree whatever is done with them.
     """
-    n = check_int("n_arrivals", n_arrivals)
+    n = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
     times = np.cumsum(arrivals.interarrival_times(rng, n))
     sizes = np.asarray(size_dist.sample(rng, n), dtype=np.float64)
     return times, sizes
@@ -533,12 +539,12 @@ class DowneySpeedup(Speedup):
     """
 
     def __init__(self, A: float, sigma: float) -> None:
-        self.A = check_positive("A", A)
+        self.A = check_scale("A", A)
         if self.A < 1.0:
             raise ValueError(f"A={A!r} is not allowed; the average parallelism must be >= 1")
-        from schedenv.validation import check_nonnegative
-
         self.sigma = check_nonnegative("sigma", sigma)
+        if self.sigma > SCALE_RANGE[1]:
+            raise ValueError(f"sigma={sigma!r} is not allowed; it must lie in [0, {SCALE_RANGE[1]:g}] (SCALE_RANGE)")
 
     @staticmethod
     def formula(servers: Any, A: Any, sigma: Any) -> Any:
@@ -579,7 +585,10 @@ def from_spec(spec: Any) -> Any:
     kwargs = {key: value for key, value in spec.items() if key != "type"}
     target = _SPEC_TYPES.get(name)
     if target is None:
-        raise ValueError(f"type={spec['type']!r} is not a known workload object{suggest(name, _SPEC_TYPES)}")
+        raise ValueError(
+            f"type={spec['type']!r} is not a known workload object{suggest(name, _SPEC_TYPES)}; "
+            f"known types: {sorted(_SPEC_TYPES)}"
+        )
     constructors = [
         m for m in dir(target) if not m.startswith("_") and isinstance(inspect.getattr_static(target, m), classmethod)
     ]

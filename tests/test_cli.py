@@ -76,10 +76,18 @@ def test_pareto_spec_in_env_kwargs(capsys: pytest.CaptureFixture[str]) -> None:
     assert rows["hesrpt"]["mean"] == pytest.approx(direct.summary["mean_slowdown"].mean, rel=1e-12)
 
 
-def test_unknown_env_id_suggests_the_near_match() -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        main(["evaluate", "--env", "schedenv/Maleable-v0"])
-    message = str(exit_info.value.code)
+def _user_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """Run ``argv``; assert exit status 2 and exactly one line on stderr, and return that line."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("schedenv: error: ")
+    assert "Traceback" not in err
+    return err
+
+
+def test_unknown_env_id_suggests_the_near_match(capsys: pytest.CaptureFixture[str]) -> None:
+    message = _user_error(capsys, ["evaluate", "--env", "schedenv/Maleable-v0"])
     assert "unknown env id 'schedenv/Maleable-v0'" in message
     assert "did you mean 'schedenv/Malleable-v0'" in message
 
@@ -92,10 +100,57 @@ def test_unknown_env_id_suggests_the_near_match() -> None:
         ("[1, 2]", "--env-kwargs must be a JSON object, got list"),
     ],
 )
-def test_invalid_env_kwargs_exit_with_a_clear_message(text: str, message: str) -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        main(["evaluate", "--env", ENV_ID, "--env-kwargs", text])
-    assert message in str(exit_info.value.code)
+def test_invalid_env_kwargs_exit_with_a_clear_message(
+    capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    assert message in _user_error(capsys, ["evaluate", "--env", ENV_ID, "--env-kwargs", text])
+
+
+@pytest.mark.parametrize(
+    ("argv", "names"),
+    [
+        (["evaluate", "--env", ENV_ID, "--env-kwargs", '{"n_job": 8}'], ["n_job", "did you mean 'n_jobs'", "accepts"]),
+        (["evaluate", "--env", ENV_ID, "--seed", "-1"], ["--seed=-1", ">= 0"]),
+        (["evaluate", "--env", ENV_ID, "--episodes", "0"], ["--episodes=0", ">= 1"]),
+        (["evaluate", "--env", ENV_ID, "--episodes", "1", "--metric", "nope"], ["--metric 'nope'", "mean_slowdown"]),
+        (["evaluate"], ["--env is required"]),
+        (["leaderboard", "--out", "/proc/schedenv-test", "--no-progress"], ["--out '/proc/schedenv-test'"]),
+        (["leaderboard", "--workers", "0", "--no-progress", "--out", "{tmp}/lb"], ["--workers=0"]),
+        (["train", "--env", ENV_ID, "--out", "/proc/schedenv-test"], ["--out '/proc/schedenv-test'"]),
+        (["evaluate", "--agent", "{tmp}/missing"], ["is not a training run"]),
+    ],
+)
+def test_user_errors_are_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: object, argv: list[str], names: list[str]
+) -> None:
+    message = _user_error(capsys, [arg.replace("{tmp}", str(tmp_path)) for arg in argv])
+    for name in names:
+        assert name in message
+
+
+@pytest.mark.parametrize("flag", ["leaderboard", "train"])
+def test_out_under_a_file_is_a_user_error(capsys: pytest.CaptureFixture[str], tmp_path: object, flag: str) -> None:
+    blocker = f"{tmp_path}/a-file"
+    with open(blocker, "w") as handle:
+        handle.write("x")
+    argv = ["leaderboard", "--no-progress"] if flag == "leaderboard" else ["train", "--env", ENV_ID]
+    message = _user_error(capsys, [*argv, "--out", f"{blocker}/run"])
+    assert f"--out '{blocker}/run' cannot be created: Not a directory" in message
+
+
+def test_a_bug_is_labelled_internal_with_its_traceback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import schedenv.cli
+
+    def broken(*_: object, **__: object) -> None:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(schedenv.cli, "objective_metric", broken)
+    assert main(["evaluate", "--env", ENV_ID, "--episodes", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("schedenv: internal error (a bug; please report): KeyError: 'boom'")
+    assert "Traceback (most recent call last)" in err
 
 
 def test_bad_spec_in_env_kwargs_is_reported_not_raised(capsys: pytest.CaptureFixture[str]) -> None:

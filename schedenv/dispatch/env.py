@@ -28,7 +28,17 @@ from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
 from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
 from schedenv.dispatch.workload import default_size_dist, parse_jobs
-from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
+from schedenv.validation import (
+    MAX_JOBS,
+    MAX_SERVERS,
+    MAX_WINDOW,
+    as_real_array,
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    reject_unknown_kwargs,
+)
 from schedenv.workloads import Distribution, PoissonArrivals, poisson_job_stream
 
 LIMITS_PER_DECADE = 4
@@ -64,6 +74,7 @@ def decode_action(action: int, n_limits: int) -> tuple[int, int]:
     return divmod(int(action), n_limits)
 
 
+@reject_unknown_kwargs
 class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     """Dispatch jobs of unknown size to h FCFS, run-to-completion hosts, with optional time limits.
 
@@ -220,7 +231,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         invalid_action_penalty: float = 1.0,
         observe_params: bool = False,
     ) -> None:
-        self.n_hosts = check_int("n_hosts", n_hosts)
+        self.n_hosts = check_int("n_hosts", n_hosts, maximum=MAX_SERVERS)
         self.load = check_positive("load", load)
         if self.load >= 1:
             warnings.warn(
@@ -233,7 +244,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self.size_dist = size_dist if size_dist is not None else default_size_dist()
         if not math.isfinite(self.size_dist.mean):
             raise ValueError(f"size_dist={self.size_dist!r} has an infinite mean; load needs a finite E[X]")
-        self.n_arrivals = check_int("n_arrivals", n_arrivals)
+        self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.jobs = parse_jobs(jobs)
         if not isinstance(size_known, (bool, np.bool_)):
             raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
@@ -243,7 +254,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self.observe_params = bool(observe_params)
         self.time_limits = _parse_time_limits(time_limits, self.size_dist)
         self.objective = check_choice("objective", objective, OBJECTIVES)
-        self.max_jobs = check_int("max_jobs", max_jobs, minimum=0)
+        self.max_jobs = check_int("max_jobs", max_jobs, minimum=0, maximum=MAX_WINDOW)
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
         self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
         self.render_mode = (
@@ -433,10 +444,9 @@ def _parse_time_limits(time_limits: Any, size_dist: Distribution) -> np.ndarray:
     """The ladder: strictly increasing positive limits, with ``inf`` appended if it is missing."""
     if time_limits is None:
         return default_time_limits(size_dist)
-    try:
-        ladder = np.asarray(time_limits, dtype=np.float64).ravel()
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"time_limits={time_limits!r} is not allowed; it must be a sequence of numbers") from error
+    ladder = as_real_array("time_limits", time_limits)
+    if ladder.ndim != 1:
+        raise ValueError(f"time_limits={time_limits!r} is not allowed; it must be a flat sequence of numbers")
     if (~(ladder > 0)).any():
         raise ValueError(f"time_limits={ladder.tolist()!r} is not allowed; every limit must be > 0 (inf allowed)")
     if (np.diff(ladder) <= 0).any():

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from schedenv.validation import as_real_array, check_scale_array, check_time_resolution
 from schedenv.workloads import BoundedPareto
 
 DEFAULT_ALPHA = 1.1
@@ -26,10 +27,7 @@ def parse_jobs(jobs: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """Explicit (arrival, size) pairs, kept in arrival order (stable for ties)."""
     if jobs is None:
         return None
-    try:
-        array = np.asarray(jobs, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"jobs={jobs!r} is not allowed; give a list of (arrival, size) pairs") from error
+    array = as_real_array("jobs", jobs)
     if array.ndim != 2 or array.shape[1] != 2 or array.shape[0] == 0:
         raise ValueError(
             f"jobs with shape {array.shape} is not allowed; give a non-empty list of (arrival, size) pairs"
@@ -41,5 +39,7 @@ def parse_jobs(jobs: Any) -> tuple[np.ndarray, np.ndarray] | None:
         raise ValueError(f"jobs[{index}] has size {sizes[index]!r}; every size must be finite and > 0")
     if not (np.isfinite(arrivals).all() and (arrivals >= 0).all()):
         raise ValueError("jobs[:, 0] (arrival times) must be finite and >= 0")
+    check_scale_array("jobs[:, 1] (sizes)", sizes)
+    check_time_resolution("jobs", arrivals, sizes)
     order = np.argsort(arrivals, kind="stable")
     return arrivals[order].copy(), sizes[order].copy()

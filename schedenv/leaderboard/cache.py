@@ -64,6 +64,39 @@ def remove_stale_temporaries(folder: str | os.PathLike[str]) -> int:
     return removed
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def cell_problem(payload: dict[str, Any]) -> str | None:
+    """What is wrong with a finished cell's payload (``status`` "ok"), or None when it is well formed.
+
+    The schema (``leaderboard.cells.run_cell``): ``seeds`` a non-empty list of integers; ``episodes``
+    one per seed, in the same order, each ``{"seed": int, "metrics": {name: number}, "return": number,
+    "n_steps": int >= 0}``. A hand-edited or truncated cell (e.g. ``"episodes": []``) is not trusted.
+    """
+    seeds, episodes = payload.get("seeds"), payload.get("episodes")
+    if (
+        not isinstance(seeds, list)
+        or not seeds
+        or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
+    ):
+        return f"seeds={seeds!r} is not a non-empty list of integers"
+    if not isinstance(episodes, list) or len(episodes) != len(seeds):
+        count = len(episodes) if isinstance(episodes, list) else type(episodes).__name__
+        return f"episodes holds {count} entries for {len(seeds)} seeds"
+    for index, (seed, episode) in enumerate(zip(seeds, episodes, strict=True)):
+        if not isinstance(episode, dict) or episode.get("seed") != seed:
+            return f"episodes[{index}] is not the episode of seed {seed}"
+        metrics = episode.get("metrics")
+        if not isinstance(metrics, dict) or not metrics or not all(_is_number(v) for v in metrics.values()):
+            return f"episodes[{index}]['metrics'] is not a non-empty mapping of numbers"
+        steps = episode.get("n_steps")
+        if not _is_number(episode.get("return")) or not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+            return f"episodes[{index}] lacks a numeric 'return' or an integer 'n_steps' >= 0"
+    return None
+
+
 class CellCache:
     """Finished cells as JSON files named by their key, in ``root``."""
 
@@ -90,6 +123,12 @@ class CellCache:
             return None
         if not isinstance(payload, dict) or payload.get("key") != key:
             warnings.warn(f"cache file {path} does not hold cell {key}; the cell will be recomputed", stacklevel=2)
+            return None
+        problem = cell_problem(payload) if payload.get("status") == "ok" else None
+        if problem is not None:
+            warnings.warn(
+                f"cache file {path} is not a valid cell ({problem}); the cell will be recomputed", stacklevel=2
+            )
             return None
         return payload
 

@@ -63,11 +63,16 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 def run_command(args: argparse.Namespace, command: str | None = None) -> int:
     """Run the leaderboard for parsed ``args``; 0 when every cell succeeded, 1 otherwise."""
+    from schedenv.comparison import check_out_dir
     from schedenv.leaderboard.runner import run_leaderboard
+    from schedenv.validation import check_int
 
     if args.address is not None and args.backend != "ray":
         raise ValueError(f"--address {args.address!r} needs --backend ray")
     out = args.out or f"runs/leaderboard-{args.suite}"
+    check_out_dir("--out", out)
+    if args.workers is not None:
+        check_int("--workers", args.workers)
     result = run_leaderboard(
         args.suite,
         out=out,
@@ -102,8 +107,6 @@ def main(argv: Sequence[str] | None = None, prog: str = "leaderboard") -> int:
     configure_parser(parser)
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(arguments)
-    try:
-        return run_command(args, command=shlex.join([prog, *arguments]))
-    except ValueError as error:
-        print(f"{prog}: error: {error}", file=sys.stderr)
-        return 2
+    from schedenv.comparison import run_reporting_errors
+
+    return run_reporting_errors(prog, lambda: run_command(args, command=shlex.join([prog, *arguments])))

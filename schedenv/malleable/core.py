@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from schedenv.malleable.sim import MalleableParams, MalleableState, StepOutcome, advance, initial_state, is_done
+from schedenv.validation import as_real_array
 
 SLOT_FEATURES = 3
 """Per-slot features: valid, log1p(remaining / scale), log1p(size / scale)."""
@@ -24,7 +25,7 @@ GLOBAL_FEATURES = 3
 
 def check_action(action: object, max_jobs: int) -> np.ndarray:
     """``action`` as float64 weights, or ``ValueError`` naming what is wrong (DESIGN §8)."""
-    weights = np.asarray(action, dtype=np.float64)
+    weights = as_real_array("action", action, allow_bool=True)
     if weights.shape != (max_jobs + 1,):
         raise ValueError(f"action has shape {weights.shape}; expected ({max_jobs + 1},)")
     if not np.isfinite(weights).all():

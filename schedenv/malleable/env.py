@@ -28,13 +28,23 @@ from schedenv.malleable.render import render_allocation, render_text
 from schedenv.malleable.sim import MalleableParams, MalleableState
 from schedenv.malleable.workload import parse_jobs
 from schedenv.records import JobRecord
-from schedenv.validation import check_choice, check_int, check_positive, check_probability
+from schedenv.validation import (
+    MAX_JOBS,
+    MAX_WINDOW,
+    check_choice,
+    check_int,
+    check_positive,
+    check_probability,
+    check_scale,
+    reject_unknown_kwargs,
+)
 from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup
 
 PARAM_FEATURES = 4
 """Scenario features appended with ``observe_params=True``: p, load, objective, log10(1 + N) / 6."""
 
 
+@reject_unknown_kwargs
 class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     """Allocate N servers among malleable jobs to minimise mean slowdown or mean flow time.
 
@@ -179,9 +189,9 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     ) -> None:
         self.mode = check_choice("mode", mode, ("offline", "online"))
         self.objective = check_choice("objective", objective, ("slowdown", "flow_time"))
-        self.n_servers = check_positive("n_servers", n_servers)
+        self.n_servers = check_scale("n_servers", n_servers)
         self.speedup = as_speedup(speedup, max_servers=self.n_servers)
-        self.max_jobs = check_int("max_jobs", max_jobs)
+        self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.render_mode = (
             None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
         )
@@ -189,8 +199,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             raise ValueError(f"size_dist={size_dist!r} is not allowed; it must be a schedenv.workloads.Distribution")
         self.size_dist = size_dist if size_dist is not None else Pareto(alpha=1.5)
         self.jobs = parse_jobs(jobs, self.mode)
-        self.n_jobs = check_int("n_jobs", n_jobs)
-        self.n_arrivals = check_int("n_arrivals", n_arrivals)
+        self.n_jobs = check_int("n_jobs", n_jobs, maximum=MAX_JOBS)
+        self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.load = check_positive("load", load)
         self.allocation = check_choice("allocation", allocation, ALLOCATION_MODES)
         if not isinstance(observe_params, bool | np.bool_):

@@ -14,6 +14,7 @@ from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES, check_action
 from schedenv.malleable.kernel import admit, observe, step
 from schedenv.malleable.sim import MalleableParams, MalleableState, StepOutcome
 from schedenv.records import JobRecord
+from schedenv.validation import as_real_array
 from schedenv.workloads import Power
 
 
@@ -68,7 +69,7 @@ class FastCore:
 
     def step(self, action: object) -> tuple[StepOutcome, np.ndarray]:
         """Apply ``action`` until the next epoch; returns the outcome and the theta used."""
-        weights = np.asarray(action, dtype=np.float64)
+        weights = as_real_array("action", action, allow_bool=True)
         if weights.shape != (self.max_jobs + 1,):
             check_action(weights, self.max_jobs)
         params, before, n_before = self.params, self.time, self.n_jobs

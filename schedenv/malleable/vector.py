@@ -38,7 +38,7 @@ from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES
 from schedenv.malleable.env import MalleableEnv
 from schedenv.malleable.kernel import reset_rows, step_rows
 from schedenv.malleable.metrics import METRICS
-from schedenv.validation import check_choice, check_int
+from schedenv.validation import as_real_array, check_choice, check_int
 from schedenv.vector_reset import reseed_copies
 from schedenv.workloads import Power
 
@@ -142,7 +142,7 @@ class MalleableVectorEnv(VectorEnv):
 
     # ----------------------------------------------------------------- internals
     def _check_actions(self, actions: Any) -> np.ndarray:
-        weights = np.asarray(actions, dtype=np.float64)
+        weights = as_real_array("actions", actions, allow_bool=True)
         expected = (self.num_envs, self.max_jobs + 1)
         if weights.shape != expected:
             raise ValueError(f"actions have shape {weights.shape}; expected {expected}")

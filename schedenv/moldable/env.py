@@ -33,8 +33,17 @@ from schedenv.moldable.metrics import episode_metrics
 from schedenv.moldable.render import render_gantt, render_text
 from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 from schedenv.moldable.workload import LOADS, CirneWorkload, MoldableJobSet, parse_jobs, trace_jobs
-from schedenv.traces import SWFTrace, read_swf, replay_jobs
-from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
+from schedenv.traces import SWFTrace, read_replay, replay_jobs
+from schedenv.validation import (
+    MAX_JOBS,
+    MAX_SERVERS,
+    MAX_WINDOW,
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_scale,
+    reject_unknown_kwargs,
+)
 
 DEFAULT_N_PROCS = 128
 """The paper's simulated cluster (§6.1.1)."""
@@ -46,6 +55,7 @@ ACTION_MODES: tuple[str, ...] = ("flat", "factored")
 """The two action spaces (see the env's Action Space)."""
 
 
+@reject_unknown_kwargs
 class MoldableEnv(gym.Env[np.ndarray, Any]):
     """Choose which queued moldable job starts next, and on how many processors.
 
@@ -184,7 +194,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     | workload         | "cirne"   | "cirne" or a ``CirneWorkload`` (generator parameters)             |
     | arrival_interval | 1000.0    | mean seconds between arrivals, or "light"/"middle"/"heavy"        |
     | n_jobs           | 200       | jobs per episode (a trace: its first n_jobs; all when None)       |
-    | trace            | None      | an SWF path or ``SWFTrace``, replayed as Downey jobs              |
+    | trace            | None      | an SWF path or ``SWFTrace``, replayed as Downey jobs (streamed;   |
+    |                  |           | malformed fields as ``schedenv.traces.SWF_POLICY`` says)          |
     | trace_sigma      | 1.0       | Downey sigma given to every trace job                             |
     | jobs             | None      | list of dicts: submit, and runtimes {procs: s} or L, A, sigma     |
     | max_jobs         | 32        | window size K (the backfilling depth)                             |
@@ -241,8 +252,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         self.render_mode = (
             None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
         )
-        self.max_jobs = check_int("max_jobs", max_jobs)
-        self.max_running = check_int("max_running", max_running, minimum=0)
+        self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
+        self.max_running = check_int("max_running", max_running, minimum=0, maximum=MAX_WINDOW)
         self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
         self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
@@ -253,13 +264,19 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         self.generator: CirneWorkload | None = None
         self.fixed_jobs: MoldableJobSet | None = None
         if trace is not None:
-            swf = trace if isinstance(trace, SWFTrace) else read_swf(trace)
-            self.n_procs = check_int("n_procs", n_procs if n_procs is not None else swf.max_procs or DEFAULT_N_PROCS)
-            replay = replay_jobs(swf, None if n_jobs is None else check_int("n_jobs", n_jobs))
+            if not isinstance(trace, (SWFTrace, str, os.PathLike)):
+                raise ValueError(f"trace={trace!r} is not allowed; give the path of an SWF file or an SWFTrace")
+            count = None if n_jobs is None else check_int("n_jobs", n_jobs, maximum=MAX_JOBS)
+            replay = replay_jobs(trace, count) if isinstance(trace, SWFTrace) else read_replay(trace, count)
+            self.n_procs = check_int(
+                "n_procs", n_procs if n_procs is not None else replay.max_procs or DEFAULT_N_PROCS, maximum=MAX_SERVERS
+            )
             self.fixed_jobs = trace_jobs(replay, self.n_procs, self.trace_sigma)
             self.time_scale = float(replay.run_time.mean())
         else:
-            self.n_procs = check_int("n_procs", n_procs if n_procs is not None else DEFAULT_N_PROCS)
+            self.n_procs = check_int(
+                "n_procs", n_procs if n_procs is not None else DEFAULT_N_PROCS, maximum=MAX_SERVERS
+            )
             if jobs is not None:
                 if n_jobs is not None:
                     raise ValueError(f"n_jobs={n_jobs!r} is not allowed with explicit jobs (their count is len(jobs))")
@@ -271,7 +288,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         self.n_jobs = (
             self.fixed_jobs.n_jobs
             if self.fixed_jobs is not None
-            else check_int("n_jobs", n_jobs if n_jobs is not None else DEFAULT_N_JOBS)
+            else check_int("n_jobs", n_jobs if n_jobs is not None else DEFAULT_N_JOBS, maximum=MAX_JOBS)
         )
         self.slot_features, self.slots_start = SLOT_FEATURES, 0
         self.params = scenario_params(self.n_procs, self.generator, self.fixed_jobs)
@@ -473,4 +490,4 @@ def _generator(workload: str | CirneWorkload, arrival_interval: float | str | No
         return CirneWorkload()
     if isinstance(arrival_interval, str):
         return CirneWorkload(arrival_interval=LOADS[check_choice("arrival_interval", arrival_interval, tuple(LOADS))])
-    return CirneWorkload(arrival_interval=check_positive("arrival_interval", arrival_interval))
+    return CirneWorkload(arrival_interval=check_scale("arrival_interval", arrival_interval))

@@ -34,7 +34,14 @@ from typing import Any
 import numpy as np
 
 from schedenv.traces import ReplayJobs
-from schedenv.validation import check_int, check_nonnegative, check_positive, suggest
+from schedenv.validation import (
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_scale,
+    check_time_resolution,
+    suggest,
+)
 from schedenv.workloads import DowneySpeedup
 
 LOADS: dict[str, float] = {"light": 2000.0, "middle": 1000.0, "heavy": 600.0}
@@ -122,7 +129,7 @@ class CirneWorkload:
     sigma_high: float = 2.0
 
     def __post_init__(self) -> None:
-        check_positive("arrival_interval", self.arrival_interval)
+        check_scale("arrival_interval", self.arrival_interval)
         check_positive("work_low", self.work_low)
         check_positive("work_high", self.work_high)
         if not self.work_high >= self.work_low:
@@ -201,13 +208,14 @@ def parse_jobs(jobs: Sequence[Mapping[str, Any]], n_procs: int) -> MoldableJobSe
             fastest = np.flatnonzero(row == row[np.isfinite(row)].min())
             default_request = int(fastest[0]) + 1
         elif all(key in job for key in ("L", "A", "sigma")):
-            L[j] = size[j] = check_positive(f"jobs[{j}]['L']", job["L"])
+            L[j] = size[j] = check_scale(f"jobs[{j}]['L']", job["L"])
             speedup = DowneySpeedup(job["A"], job["sigma"])
             A[j], sigma[j] = speedup.A, speedup.sigma
             default_request = int(power_of_two_request(np.array([speedup.A]), n_procs)[0])
         else:
             raise ValueError(f"jobs[{j}]={dict(job)!r} needs 'runtimes' {{procs: seconds}} or all of 'L', 'A', 'sigma'")
         requested[j] = _request(job.get("requested", default_request), n_procs, tables.get(j), j)
+    check_time_resolution("jobs", submit, size)
     return MoldableJobSet(n_procs, submit, size, requested, L, A, sigma, tables)
 
 

@@ -29,7 +29,17 @@ from schedenv.multiserver.workload import (
     parse_server_needs,
     scenario_parameters,
 )
-from schedenv.validation import check_choice, check_int, check_nonnegative, check_positive
+from schedenv.validation import (
+    MAX_JOBS,
+    MAX_SERVERS,
+    MAX_WINDOW,
+    as_real_array,
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    reject_unknown_kwargs,
+)
 from schedenv.workloads import Choice, Distribution, Exponential
 
 SLOT_FEATURES = 7
@@ -45,6 +55,7 @@ def _frequencies(needs: np.ndarray) -> tuple[list[float], list[float]]:
     return values.astype(float).tolist(), (counts / counts.sum()).tolist()
 
 
+@reject_unknown_kwargs
 class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     """Choose which jobs hold the k servers of a multiserver-job queue, to minimise mean response time.
 
@@ -218,10 +229,10 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         invalid_action_penalty: float = 1.0,
         observe_params: bool = False,
     ) -> None:
-        self.n_servers = check_int("n_servers", n_servers)
+        self.n_servers = check_int("n_servers", n_servers, maximum=MAX_SERVERS)
         self.action_mode = check_choice("action_mode", action_mode, ("select", "priority"))
         self.packing = check_choice("packing", packing, PACKINGS)
-        self.max_jobs = check_int("max_jobs", max_jobs)
+        self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTIONS)
         self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
         if not isinstance(size_known, bool):
@@ -241,7 +252,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if size_dist is None and duration_dist is None:
             size_dist = Exponential(1.0)
         self.load = check_positive("load", load)
-        self.n_arrivals = check_int("n_arrivals", n_arrivals)
+        self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.jobs = None if jobs is None else parse_jobs(jobs, self.n_servers)
         self.trace = trace
         if trace is not None:
@@ -324,7 +335,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if core.done:
             raise RuntimeError("the episode has ended; call reset()")
         if self.action_mode == "priority":
-            scores = np.array(action, dtype=np.float64)  # a writable contiguous copy: one compiled signature
+            scores = np.array(as_real_array("action", action, allow_bool=True))  # a writable contiguous copy
             if scores.shape != (self.max_jobs,):
                 self._check_scores(scores)  # raises with the precise reason
             try:
@@ -462,7 +473,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
 
     def service_set_from_scores(self, action: Any) -> np.ndarray:
         """Priority mode: validate ``action`` and return the boolean service set it induces."""
-        scores = np.asarray(action, dtype=np.float64)
+        scores = as_real_array("action", action, allow_bool=True)
         self._check_scores(scores)
         state, window = self.state, self.window
         occupied = scores[: window.size]

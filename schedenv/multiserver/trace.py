@@ -4,8 +4,9 @@ SWF (the Parallel Workloads Archive's Standard Workload Format, read by ``schede
 server need = the requested processors (the allocated ones when the request is missing), scaled
 to k servers as ceil(procs k / MaxProcs) and rounded up to the nearest divisor of k, so that the
 paper's policies apply (ServerFilling when k is a power of two, DivisorFilling otherwise);
-duration = run time; arrival = submit time. Jobs with a missing or non-positive run time or
-processor count are dropped. Arrival times are then scaled to the requested load, as below.
+duration = run time; arrival = submit time. Malformed fields follow ``schedenv.traces.SWF_POLICY``
+(records the archive marks invalid are skipped and counted in a warning; values no model can
+represent are refused with the line number). Arrival times are then scaled to the requested load.
 
 The trace (``cluster-trace-gpu-v2023``, file ``openb_pod_list_default.csv`` of alibaba/clusterdata;
 Weng et al., "Beware of Fragmentation", USENIX ATC 2023) ships with the package, gzip-compressed,
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schedenv.traces import read_swf
+from schedenv.traces import read_replay
 from schedenv.validation import check_int, check_positive
 
 if TYPE_CHECKING:
@@ -94,23 +95,18 @@ def scale_to_load(
 
 
 def read_swf_jobs(path: str | Path, n_servers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Arrival times (from 0, sorted), server needs scaled to ``n_servers`` and durations of an SWF trace."""
+    """Arrival times (from 0, sorted), server needs scaled to ``n_servers`` and durations of an SWF trace.
+
+    The file is streamed, and malformed fields are treated as ``schedenv.traces.SWF_POLICY`` says
+    (the same policy as the Moldable replay; processor counts above MaxProcs are refused, not clamped).
+    """
     k = check_int("n_servers", n_servers)
-    trace = read_swf(path)
-    procs = trace.column("requested_processors").copy()
-    missing = procs <= 0
-    procs[missing] = trace.column("allocated_processors")[missing]
-    run_time, submit = trace.column("run_time"), trace.column("submit_time")
-    usable = (run_time > 0) & (procs > 0) & (submit >= 0)
-    if not usable.any():
-        raise ValueError(f"the SWF trace {path} has no job with a positive run time and processor count")
-    max_procs = trace.max_procs or int(procs[usable].max())
+    replay = read_replay(path, processors="requested")
+    max_procs = replay.max_procs or int(replay.procs.max())
     divisors = np.array([d for d in range(1, k + 1) if k % d == 0])
-    wanted = np.minimum(np.ceil(procs[usable] * k / max_procs), k)
+    wanted = np.ceil(replay.procs * k / max_procs)
     needs = divisors[np.searchsorted(divisors, wanted)]
-    order = np.argsort(submit[usable], kind="stable")
-    arrivals = submit[usable][order]
-    return arrivals - arrivals[0], needs[order].astype(np.int64), run_time[usable][order].copy()
+    return replay.submit, needs.astype(np.int64), replay.run_time
 
 
 def is_swf(trace: str) -> bool:

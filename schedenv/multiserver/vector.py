@@ -42,7 +42,7 @@ from schedenv.multiserver import kernel
 from schedenv.multiserver.env import MultiserverJobEnv
 from schedenv.multiserver.metrics import metrics_of_completions
 from schedenv.multiserver.workload import PARAMETERS
-from schedenv.validation import check_choice, check_int
+from schedenv.validation import as_real_array, check_choice, check_int
 from schedenv.vector_reset import reseed_copies
 
 METRICS = (
@@ -168,7 +168,7 @@ class MultiserverJobVectorEnv(VectorEnv):
         with invalid_action="raise", for masked ones."""
         b, max_jobs = self.num_envs, self.max_jobs
         if not self.select:
-            scores = np.asarray(actions, dtype=np.float64)
+            scores = as_real_array("actions", actions, allow_bool=True)
             if scores.shape != (b, max_jobs):
                 raise ValueError(f"actions have shape {scores.shape}; expected {(b, max_jobs)}, one score per slot")
             bad = ~((scores >= -1.0) & (scores <= 1.0)).all(axis=1)  # NaN fails both

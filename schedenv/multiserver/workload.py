@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from schedenv.validation import check_int, check_positive
+from schedenv.validation import as_real_array, check_int, check_positive
 from schedenv.workloads import Choice, Distribution, Empirical, PoissonArrivals
 
 
@@ -52,12 +52,14 @@ def parse_server_needs(server_needs: Any, n_servers: int) -> Choice:
             f"server_needs={server_needs!r} is not allowed; give a sequence of integers or a schedenv.workloads.Choice"
         )
     else:
-        try:
-            values = np.asarray(server_needs, dtype=np.float64)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"server_needs={server_needs!r} is not allowed; give a sequence of integers") from error
+        values = as_real_array("server_needs", server_needs)
         if values.ndim != 1 or values.size == 0:
             raise ValueError(f"server_needs={server_needs!r} is not allowed; give a non-empty sequence of integers")
+        if not (np.isfinite(values) & (values >= 1)).all():
+            raise ValueError(
+                f"server_needs={server_needs!r} is not allowed; "
+                f"every need must be an integer in 1..n_servers={n_servers}"
+            )
         law = Choice(values.tolist())
     values = law.values
     if not (np.isfinite(values).all() and (values == np.round(values)).all()):

@@ -50,10 +50,13 @@ def test_ray_sweep_trains_the_same_models_as_the_local_pool(tmp_path: Path, tiny
         )
 
 
-def test_cli_sweep_refuses_seed_and_seeds_together(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="either --seed"):
-        main(["train", "--env", "schedenv/Malleable-v0", "--seed", "1", "--seeds", "1,2", "--out", str(tmp_path)])
-    with pytest.raises(SystemExit, match="comma-separated integers"):
-        main(["train", "--env", "schedenv/Malleable-v0", "--seeds", "a,b", "--out", str(tmp_path)])
-    with pytest.raises(SystemExit, match="sweep: give --seeds"):
-        main(["train", "--env", "schedenv/Malleable-v0", "--config", "a.yaml", "--config", "b.yaml", "--out", "x"])
+def test_cli_sweep_refuses_seed_and_seeds_together(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    env = ["train", "--env", "schedenv/Malleable-v0"]
+    for argv, message in [
+        ([*env, "--seed", "1", "--seeds", "1,2", "--out", str(tmp_path)], "either --seed"),
+        ([*env, "--seeds", "a,b", "--out", str(tmp_path)], "comma-separated integers"),
+        ([*env, "--config", "a.yaml", "--config", "b.yaml", "--out", "x"], "sweep: give --seeds"),
+    ]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("schedenv: error: ") and message in err and len(err.splitlines()) == 1

@@ -68,7 +68,8 @@ def test_write_atomic_replaces_and_leaves_no_temporary(tmp_path: Path) -> None:
 
 def test_cache_round_trip_and_unreadable_files_are_recomputed(tmp_path: Path) -> None:
     cells = CellCache(tmp_path)
-    payload = {"key": "abc", "status": "ok", "episodes": [{"seed": 0, "metrics": {"m": float("inf")}}]}
+    episode = {"seed": 0, "metrics": {"m": float("inf")}, "return": -1.5, "n_steps": 3}
+    payload = {"key": "abc", "status": "ok", "seeds": [0], "episodes": [episode]}
     cells.put(payload)
     assert cells.get("abc") == payload
     assert cells.get("missing") is None
@@ -102,3 +103,42 @@ def test_folder_digest_follows_file_contents(tmp_path: Path) -> None:
     assert folder_digest(tmp_path) == first
     (tmp_path / "model.zip").write_bytes(b"retrained")
     assert folder_digest(tmp_path) != first
+
+
+def _tampered(payload: dict, change: str) -> dict:
+    edited = json.loads(json.dumps(payload))
+    if change == "no episodes":
+        edited["episodes"] = []
+    elif change == "seed swapped":
+        edited["episodes"][0]["seed"] = 99
+    elif change == "metric text":
+        edited["episodes"][1]["metrics"]["mean_slowdown"] = "fast"
+    elif change == "bool steps":
+        edited["episodes"][2]["n_steps"] = True
+    elif change == "seeds missing":
+        del edited["seeds"]
+    return edited
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ("no episodes", "episodes holds 0 entries for 3 seeds"),
+        ("seed swapped", "episodes[0] is not the episode of seed"),
+        ("metric text", "episodes[1]['metrics'] is not a non-empty mapping of numbers"),
+        ("bool steps", "episodes[2] lacks a numeric 'return' or an integer 'n_steps'"),
+        ("seeds missing", "seeds=None is not a non-empty list of integers"),
+    ],
+)
+def test_a_hand_edited_ok_cell_is_not_trusted(tmp_path: Path, change: str, reason: str) -> None:
+    from schedenv.leaderboard.cells import run_cell
+
+    payload = run_cell(CellTask(tiny_scenario(), ContenderSpec("hesrpt")))
+    assert payload["status"] == "ok" and cache.cell_problem(payload) is None
+    cells = CellCache(tmp_path)
+    cells.put(payload)
+    assert cells.get(payload["key"]) == payload  # a real cell round-trips
+    cells.put(_tampered(payload, change))
+    with pytest.warns(UserWarning, match="is not a valid cell") as caught:
+        assert cells.get(payload["key"]) is None
+    assert reason in str(caught[0].message)
