@@ -63,7 +63,7 @@ def _instance(h: int) -> tuple[Distribution, float]:
 
 
 @pytest.mark.parametrize("objective", ["slowdown", "waiting_time"])
-@pytest.mark.parametrize("h", range(2, 9))
+@pytest.mark.parametrize("h", [2, 3, 4, *(pytest.param(h, marks=pytest.mark.slow) for h in range(5, 9))])
 def test_optimum_matches_a_multistart_reference_and_never_loses_to_the_old_grid(h: int, objective: str) -> None:
     size_dist, load = _instance(h)
     found = tags_optimal_cutoffs(size_dist, load, h, objective)  # type: ignore[arg-type]
