@@ -45,6 +45,7 @@ SEARCH_RANDOM_STARTS = 3
 """Seeded random starts (seed ``SEARCH_SEED``) that ``tags_optimal_cutoffs`` also polishes."""
 
 SEARCH_SEED = 0
+"""Seed of those random starts, so that the search is deterministic."""
 
 
 @dataclass(frozen=True)
