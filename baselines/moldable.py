@@ -31,12 +31,16 @@ Choices where the paper is silent (each is tested in ``tests/moldable``):
   spent from the turn's budget, not handed again to the jobs still waiting. With this rule the
   §4.1 example runs as its Strategy A. HRF allocates over *all* queued jobs; SchFair over the
   window's jobs.
-- *Turnaround estimate (SbmGrdy, SbmFair, SchFair).* The greedy count is the one of least
-  estimated completion time start(n) + T(n), where start(n) is the earliest time n processors are
-  free once the jobs ahead in the queue are placed in FCFS order at their own counts (runtimes are
-  exact, so the estimate is the FCFS schedule); ties go to fewer processors. Submit-time schemes
-  fix the count when the job is first seen, using the queue as it was at its submit time (the
-  jobs ahead of it).
+- *SbmGrdy's count.* As §3.1 words it: the count of shortest runtime T(n) within the cap ("almost
+  equivalent to the shortest runtime because the decision is made at submit-time"; §6.3: "every
+  job occupies as many resources as possible"), independent of the queue; among counts of equal
+  least runtime the fewest (processors that save nothing are not taken).
+- *Turnaround estimate (SbmFair, SchFair).* The greedy count within the fair limit is the one of
+  least estimated completion time start(n) + T(n), where start(n) is the earliest time n
+  processors are free once the jobs ahead in the queue are placed in FCFS order at their own
+  counts (runtimes are exact, so the estimate is the FCFS schedule); ties go to fewer processors.
+- *Submit time.* Submit-time schemes (SbmGrdy, SbmFair) fix the count when the job is first seen,
+  using the queue as it was at its submit time (the jobs ahead of it).
 - *Fair share.* Weight = sequential runtime L (§3.1); job j's limit is
   max(n_min, floor(alpha m L_j / sum of L over the fair-share set)), the set being the jobs queued
   at j's submit time (SbmFair) or the window at schedule time (SchFair).
@@ -143,6 +147,12 @@ def greedy_count(row: np.ndarray, n_min: int, limit: int, profile: ProcessorProf
     return int(counts[int(np.argmin(completion))])
 
 
+def shortest_runtime_count(row: np.ndarray, n_min: int, cap: int) -> int:
+    """SbmGrdy's count (§3.1): the n in [n_min, max(cap, n_min)] of least T(n); ties to fewer."""
+    counts = np.arange(n_min, max(cap, n_min) + 1)
+    return int(counts[int(np.argmin(row[counts - 1]))])
+
+
 def fair_limit(size: float, total_size: float, n_min: int, n_procs: int, alpha: float, cap: int) -> int:
     """Fair-share limit max(n_min, floor(alpha m L_j / sum L)), at most ``cap``."""
     share = math.floor(alpha * n_procs * size / total_size + 1e-9)
@@ -229,11 +239,11 @@ class MoldablePolicy(Policy):
             n_min = int(view.queue_n_min[p])
             if known is not None and job in known:
                 counts[p] = known[job]
+            elif self.scheme == "sbmgrdy":
+                counts[p] = shortest_runtime_count(row, n_min, cap)
             else:
-                limit = cap
-                if self.scheme != "sbmgrdy":
-                    total = float(prefix[p]) if fair_set_end is None else float(prefix[fair_set_end - 1])
-                    limit = fair_limit(float(sizes[p]), total, n_min, m, self.alpha, cap)
+                total = float(prefix[p]) if fair_set_end is None else float(prefix[fair_set_end - 1])
+                limit = fair_limit(float(sizes[p]), total, n_min, m, self.alpha, cap)
                 counts[p] = greedy_count(row, n_min, limit, profile)
             profile.place(int(counts[p]), float(row[counts[p] - 1]))
         return counts
@@ -274,32 +284,99 @@ class MoldablePolicy(Policy):
         return None
 
 
-def _policy(scheme: str, selection: str, label: str, section: str) -> type[MoldablePolicy]:
-    doc = (
-        f"{label} allocation with {'FCFS' if selection == 'fcfs' else 'EASY (aggressive) backfilling'} "
-        f"selection (HRF paper {section}; see the module docstring for the choices made)."
-    )
-    name = f"{scheme}-{selection}"
-    cls = type(
-        "".join(part.capitalize() for part in name.split("-")),
-        (MoldablePolicy,),
-        {"__doc__": doc, "name": name, "scheme": scheme, "selection": selection, "__module__": __name__},
-    )
-    return cls
+# Module-level classes (not built with type()) so that policies pickle, as Ray and multiprocessing need.
+# The choices made where the paper is silent are in the module docstring.
+class HrfFcfs(MoldablePolicy):
+    """Highest Revenue First (Algorithm 1) allocation, FCFS selection (HRF paper §5, Table 2)."""
+
+    name = "hrf-fcfs"
+    scheme = "hrf"
+    selection = "fcfs"
 
 
-_SCHEMES = {
-    "hrf": ("Highest Revenue First (Algorithm 1)", "§5, Table 2"),
-    "sbmgrdy": ("Submit-time Greedy", "§3.1, §6.1.3"),
-    "sbmfair": ("Submit-time Fair", "§3.1, §6.1.3"),
-    "schfair": ("Schedule-time Fair", "§3.1, §6.1.3"),
-    "rigid": ("Rigid (requested processors)", "§1, §3.2"),
-}
+class HrfEasy(MoldablePolicy):
+    """Highest Revenue First (Algorithm 1) allocation, EASY backfilling (HRF paper §5, Table 2)."""
+
+    name = "hrf-easy"
+    scheme = "hrf"
+    selection = "easy"
+
+
+class SbmgrdyFcfs(MoldablePolicy):
+    """Submit-time Greedy allocation, FCFS selection (HRF paper §3.1, §6.1.3)."""
+
+    name = "sbmgrdy-fcfs"
+    scheme = "sbmgrdy"
+    selection = "fcfs"
+
+
+class SbmgrdyEasy(MoldablePolicy):
+    """Submit-time Greedy allocation, EASY backfilling (HRF paper §3.1, §6.1.3)."""
+
+    name = "sbmgrdy-easy"
+    scheme = "sbmgrdy"
+    selection = "easy"
+
+
+class SbmfairFcfs(MoldablePolicy):
+    """Submit-time Fair allocation, FCFS selection (HRF paper §3.1, §6.1.3)."""
+
+    name = "sbmfair-fcfs"
+    scheme = "sbmfair"
+    selection = "fcfs"
+
+
+class SbmfairEasy(MoldablePolicy):
+    """Submit-time Fair allocation, EASY backfilling (HRF paper §3.1, §6.1.3)."""
+
+    name = "sbmfair-easy"
+    scheme = "sbmfair"
+    selection = "easy"
+
+
+class SchfairFcfs(MoldablePolicy):
+    """Schedule-time Fair allocation, FCFS selection (HRF paper §3.1, §6.1.3)."""
+
+    name = "schfair-fcfs"
+    scheme = "schfair"
+    selection = "fcfs"
+
+
+class SchfairEasy(MoldablePolicy):
+    """Schedule-time Fair allocation, EASY backfilling (HRF paper §3.1, §6.1.3)."""
+
+    name = "schfair-easy"
+    scheme = "schfair"
+    selection = "easy"
+
+
+class RigidFcfs(MoldablePolicy):
+    """Rigid (requested processors) allocation, FCFS selection (HRF paper §1, §3.2)."""
+
+    name = "rigid-fcfs"
+    scheme = "rigid"
+    selection = "fcfs"
+
+
+class RigidEasy(MoldablePolicy):
+    """Rigid (requested processors) allocation, EASY backfilling (HRF paper §1, §3.2)."""
+
+    name = "rigid-easy"
+    scheme = "rigid"
+    selection = "easy"
+
 
 POLICIES: dict[str, Callable[..., Policy]] = {
-    f"{scheme}-{selection}": _policy(scheme, selection, label, section)
-    for scheme, (label, section) in _SCHEMES.items()
-    for selection in ("fcfs", "easy")
+    "hrf-fcfs": HrfFcfs,
+    "hrf-easy": HrfEasy,
+    "sbmgrdy-fcfs": SbmgrdyFcfs,
+    "sbmgrdy-easy": SbmgrdyEasy,
+    "sbmfair-fcfs": SbmfairFcfs,
+    "sbmfair-easy": SbmfairEasy,
+    "schfair-fcfs": SchfairFcfs,
+    "schfair-easy": SchfairEasy,
+    "rigid-fcfs": RigidFcfs,
+    "rigid-easy": RigidEasy,
 }
 """The ten policies: hrf-, sbmgrdy-, sbmfair-, schfair-, rigid- x fcfs / easy."""
 

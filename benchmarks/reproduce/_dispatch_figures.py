@@ -54,7 +54,7 @@ def parse(argv: list[str] | None, description: str) -> argparse.Namespace:
 def policy_comparison(
     size_dist: Distribution, load: float, n_hosts: int, tags_objectives: tuple[str, ...] = ("slowdown", "fairness")
 ) -> dict[str, dict[str, float]]:
-    """Random, LWR (the paper's M/G/h form) and TAGS-opt-* analyses side by side (§5, §6).
+    """Random, LWR (``lwr_analysis``'s default M/G/h form) and TAGS-opt-* analyses side by side (§5, §6).
 
     Each value maps ``mean_slowdown``, ``mean_waiting_time`` (and for TAGS ``host_load_i`` and
     ``excess``) to a float; an unstable TAGS gets ``inf`` means.

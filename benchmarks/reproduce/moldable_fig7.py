@@ -57,6 +57,13 @@ def main(argv: list[str] | None = None) -> int:
             ratio = mean_interval(reference / values["ATT"])
             row = " | ".join(cell(values[m]) for m in METRICS)
             lines.append(f"| {load} | {name} | {row} | {ratio.mean:.3f} ± {ratio.ci95:.3f} |")
+    lines += ["", "HRF-FCFS combined ATT as a share of each FCFS policy's (paper, middle load: 29%, 77.7%, 73.3%):", ""]
+    for load in LOADS:
+        shares = [
+            f"{name} {combined[(load, 'hrf-fcfs')]['ATT'].mean() / combined[(load, name)]['ATT'].mean():.1%}"
+            for name in ("sbmgrdy-fcfs", "sbmfair-fcfs", "schfair-fcfs")
+        ]
+        lines.append(f"- {load}: " + "; ".join(shares))
     lines += ["", "Backfilling vs FCFS (combined ATT ratio easy / fcfs, per-seed mean ± 95%):", ""]
     for load in LOADS:
         parts = []

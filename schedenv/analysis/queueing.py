@@ -4,9 +4,11 @@
 - M/G/1 FCFS (Theorem 1, Pollaczek-Khinchine): E[W] = lambda E[X^2] / (2 (1 - rho)) and, since
   W and X are independent under FCFS, E[W / X] = E[W] E[1/X].
 - Random (§5.1): Bernoulli splitting makes every host an M/G/1 queue with rate lambda / h.
-- Least-Work-Remaining = Central-Queue = M/G/h (§5.1), approximated as in the paper by
-  E[Q_M/G/h] = E[Q_M/M/h] E[X^2] / E[X]^2 (Sozaki-Ross, Wolff). The usual Lee-Longton form has
-  (1 + C^2) / 2 = E[X^2] / (2 E[X]^2) instead, which is exact for h = 1; ``variant`` chooses.
+- Least-Work-Remaining = Central-Queue = M/G/h (§5.1). §5.1 prints
+  E[Q_M/G/h] = E[Q_M/M/h] E[X^2] / E[X]^2 (Sozaki-Ross, Wolff); the usual Lee-Longton form has
+  E[X^2] / (2 E[X]^2) = (1 + C^2) / 2 instead, exact for h = 1. The default is the Lee-Longton form
+  because it reproduces the paper's own worked example (§6.1: at alpha = 0.6, 2 hosts at load 0.7,
+  LWR needs 13 hosts for mean slowdown <= 3; the printed form needs 14); ``variant`` chooses.
 
 "Waiting time" and "slowdown" here are the paper's: time in queue W and W / X.
 """
@@ -135,12 +137,14 @@ def erlang_c(n_servers: int, offered_load: float) -> float:
 
 
 def lwr_analysis(
-    size_dist: Distribution, load: float, n_hosts: int, variant: Literal["paper", "lee-longton"] = "paper"
+    size_dist: Distribution, load: float, n_hosts: int, variant: Literal["paper", "lee-longton"] = "lee-longton"
 ) -> PolicyAnalysis:
     """Least-Work-Remaining = Central-Queue as M/G/h (§5.1), W from E[Q] = lambda E[W] (Little).
 
-    ``"paper"``: E[Q] = E[Q_M/M/h] E[X^2] / E[X]^2, the formula printed in §5.1.
-    ``"lee-longton"``: E[Q] = E[Q_M/M/h] E[X^2] / (2 E[X]^2), exact P-K for h = 1.
+    ``"lee-longton"`` (default): E[Q] = E[Q_M/M/h] E[X^2] / (2 E[X]^2), exact P-K for h = 1; the
+    form that reproduces the paper's worked example in §6.1 (13 hosts at alpha = 0.6, see the module
+    docstring), so the one the paper's figures evidently used.
+    ``"paper"``: E[Q] = E[Q_M/M/h] E[X^2] / E[X]^2, the formula as printed in §5.1 (twice the wait).
     """
     load = check_positive("load", load)
     h = check_int("n_hosts", n_hosts)

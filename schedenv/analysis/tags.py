@@ -19,6 +19,7 @@ is here too: hosts to add at a fixed arrival rate until the mean slowdown <= 3.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ import numpy as np
 from scipy import optimize
 
 from schedenv.analysis.queueing import lwr_analysis, moment, partial_moment, support_bracket
+from schedenv.analysis.tags_chain import ChainObjective, chain_optimal_log_cutoffs
 from schedenv.validation import check_choice, check_int, check_positive
 from schedenv.workloads import BoundedPareto, Distribution
 
@@ -35,6 +37,15 @@ TagsObjective = Literal["slowdown", "waiting_time", "fairness"]
 
 FAIRNESS_TIEBREAK = 1e-3
 """Weight of log mean slowdown added to the fairness spread, to pick the best equalising cutoffs."""
+
+SEARCH_GRID_POINTS = 240
+"""Log-spaced cutoff candidates of the dynamic-programming search in ``tags_optimal_cutoffs``."""
+
+SEARCH_RANDOM_STARTS = 3
+"""Seeded random starts (seed ``SEARCH_SEED``) that ``tags_optimal_cutoffs`` also polishes."""
+
+SEARCH_SEED = 0
+"""Seed of those random starts, so that the search is deterministic."""
 
 
 @dataclass(frozen=True)
@@ -153,8 +164,10 @@ def _weighted(values: np.ndarray, weights: list[float]) -> float:
 
 
 def _score(log_cuts: np.ndarray, size_dist: Distribution, load: float, h: int, objective: str) -> float:
+    if np.abs(log_cuts).max() > 300.0:  # keeps s_i^2 representable (and > 0) in the host terms
+        return 1e6
     cuts = np.exp(np.sort(log_cuts))
-    if h > 1 and (np.diff(cuts) <= 0).any():
+    if (np.diff(cuts) <= 0).any():
         return 1e6
     result = tags_analysis(cuts, size_dist, load, h)
     if not result.stable:
@@ -174,12 +187,18 @@ def tags_optimal_cutoffs(
 ) -> TagsAnalysis:
     """The cutoffs that optimise ``objective`` under the appendix's analysis, with their analysis.
 
-    The paper used Mathematica; here a grid over log-cutoffs inside the support is refined by
-    Nelder-Mead from its three best points, subject to every host load < 1. Objectives:
-    ``"slowdown"`` minimises E[S], ``"waiting_time"`` minimises E[W], and ``"fairness"``
-    (TAGS-opt-fairness, §4) minimises the spread max_i log E[S_i] - min_i log E[S_i] of the per-host
-    slowdowns (zero when they are equal), plus ``FAIRNESS_TIEBREAK`` x log E[S] to choose among
-    equalising cutoffs. Raises ``ValueError`` when no stable cutoffs exist: every TAGS
+    The paper used Mathematica (and hand tuning beyond 2 hosts, §6). Here the search is global and
+    deterministic: E[S] and E[W] are sums of per-host terms over consecutive cutoff pairs (see
+    ``tags_chain``), so their exact minimum over ``SEARCH_GRID_POINTS`` log-spaced cutoffs inside
+    the support is found by dynamic programming in O(h G^2); that point, the three best points of a
+    coarse grid (80, 30, 14 then 8 points per axis for 1, 2, 3 and more cutoffs) and
+    ``SEARCH_RANDOM_STARTS`` seeded random log-cutoff vectors are each polished by Nelder-Mead
+    (restarted once from where it stops), subject to every host load < 1, and the best is kept.
+    Objectives: ``"slowdown"`` minimises E[S], ``"waiting_time"`` minimises E[W], and
+    ``"fairness"`` (TAGS-opt-fairness, §4) minimises the spread max_i log E[S_i] - min_i log E[S_i]
+    of the per-host slowdowns (zero when they are equal), plus ``FAIRNESS_TIEBREAK`` x log E[S] to
+    choose among equalising cutoffs; it is not a sum over hosts, so both dynamic-programming optima
+    serve as its starts. Raises ``ValueError`` when no stable cutoffs exist: every TAGS
     configuration overloads a host (high load; the paper's §5.3 and §6 run into this at load 0.7).
     """
     h = check_int("n_hosts", n_hosts)
@@ -188,22 +207,19 @@ def tags_optimal_cutoffs(
     if h == 1:
         return tags_analysis([], size_dist, load, 1)
     low, high = (math.log(v) for v in support_bracket(size_dist))
-    points = {1: 80, 2: 30, 3: 14}.get(h - 1, 8)
-    axis = np.linspace(low, high, points + 2)[1:-1]
-    grid = np.array(np.meshgrid(*[axis] * (h - 1), indexing="ij")).reshape(h - 1, -1).T
-    grid = grid[(np.diff(grid, axis=1) > 0).all(axis=1)] if h > 2 else grid
-    scores = np.array([_score(point, size_dist, load, h, objective) for point in grid])
-    best_points = grid[np.argsort(scores)[:3]]
-    candidates = []
-    for start in best_points:
-        found = optimize.minimize(
-            _score,
-            start,
-            args=(size_dist, load, h, objective),
-            method="Nelder-Mead",
-            options={"xatol": 1e-7, "fatol": 1e-10, "maxiter": 4000 * (h - 1)},
-        )
-        candidates.append((float(found.fun), np.sort(found.x)))
+    starts = _grid_starts(low, high, size_dist, load, h, objective)
+    log_grid = np.linspace(low, high, SEARCH_GRID_POINTS + 2)[1:-1]
+    rate = load * h / size_dist.mean
+    chain_objectives: tuple[ChainObjective, ...] = (
+        ("slowdown", "waiting_time") if objective == "fairness" else (objective,)
+    )
+    for chain_objective in chain_objectives:
+        found = chain_optimal_log_cutoffs(size_dist, rate, h, log_grid, chain_objective)
+        if found is not None:
+            starts.append(found)
+    rng = np.random.default_rng(SEARCH_SEED)
+    starts += list(np.sort(rng.uniform(low, high, size=(SEARCH_RANDOM_STARTS, h - 1)), axis=1))
+    candidates = [_polish(start, size_dist, load, h, objective) for start in starts]
     best = min(candidates, key=lambda c: c[0])[1]
     result = tags_analysis(np.exp(best), size_dist, load, h)
     if not result.stable:
@@ -213,6 +229,38 @@ def tags_optimal_cutoffs(
             "or add hosts"
         )
     return result
+
+
+def _grid_starts(
+    low: float, high: float, size_dist: Distribution, load: float, h: int, objective: str
+) -> list[np.ndarray]:
+    """The three best increasing points of a coarse grid of log-cutoffs (none when the grid has no such point)."""
+    points = {1: 80, 2: 30, 3: 14}.get(h - 1, 8)
+    if h - 1 > points:
+        return []
+    axis = np.linspace(low, high, points + 2)[1:-1]
+    grid = np.array(list(itertools.combinations(axis, h - 1)))
+    scores = np.array([_score(point, size_dist, load, h, objective) for point in grid])
+    return list(grid[np.argsort(scores)[:3]])
+
+
+def _polish(
+    start: np.ndarray, size_dist: Distribution, load: float, h: int, objective: str
+) -> tuple[float, np.ndarray]:
+    """Nelder-Mead on the log-cutoffs from ``start``, restarted once where it stops: (score, sorted log-cutoffs)."""
+    point = np.asarray(start, dtype=np.float64)
+    score = _score(point, size_dist, load, h, objective)
+    for _ in range(2):
+        found = optimize.minimize(
+            _score,
+            point,
+            args=(size_dist, load, h, objective),
+            method="Nelder-Mead",
+            options={"xatol": 1e-7, "fatol": 1e-10, "maxiter": 4000 * (h - 1)},
+        )
+        if float(found.fun) <= score:
+            point, score = np.sort(found.x), float(found.fun)
+    return score, point
 
 
 def _first_host_count(slowdown: Callable[[int], float], start: int, target: float, max_hosts: int) -> int:

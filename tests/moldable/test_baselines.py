@@ -21,6 +21,7 @@ from baselines.moldable import (
     fair_limit,
     greedy_count,
     hrf_allocation,
+    shortest_runtime_count,
 )
 from schedenv.analysis import list_schedule
 from schedenv.evaluation import evaluate, run_episode
@@ -124,6 +125,24 @@ def test_greedy_turnaround_estimate_waits_for_more_processors_when_it_pays() -> 
     # FCFS placement of a job ahead moves the estimate
     assert profile.place(1, 50.0) == 0.0
     assert profile.earliest_starts(np.array([1])).tolist() == [10.0]
+
+
+@pytest.mark.parametrize("selection", ["fcfs", "easy"])
+def test_sbmgrdy_takes_the_shortest_runtime_within_the_cap_as_worded(selection: str) -> None:
+    # HRF §3.1: SbmGrdy's choice is "almost equivalent to the shortest runtime" (submit time), §6.3: "every job
+    # occupies as many resources as possible". 4 processors, cap 4. Job 0 runs on 3 until t = 10. Job 1 takes 4
+    # (T = 8, not 1 processor at T = 12 although that would end sooner: 0 + 12 < 10 + 8) and starts at 10. Job 2
+    # ties T(2) = T(4) = 6 and takes 2; it waits for job 1 (FCFS, and EASY cannot backfill 2 > 1 free): 18..24.
+    jobs = [{"runtimes": {3: 10.0}}, {"runtimes": {1: 12.0, 4: 8.0}}, {"runtimes": {2: 6.0, 4: 6.0}}]
+    env = gym.make(ENV_ID, jobs=jobs, n_procs=4)
+    episode = run_episode(env, POLICIES[f"sbmgrdy-{selection}"](threshold=1.0), seed=0)
+    records = sorted((r.job_id, r.procs, r.start, r.completion) for r in episode.records)
+    assert records == [(0, 3, 0.0, 10.0), (1, 4, 10.0, 18.0), (2, 2, 18.0, 24.0)]
+    assert episode.metrics["ATT"] == pytest.approx((10 + 18 + 24) / 3)
+    row = np.array([12.0, np.inf, np.inf, 8.0])
+    assert shortest_runtime_count(row, 1, 4) == 4
+    assert shortest_runtime_count(row, 1, 2) == 1  # the threshold's cap binds
+    assert shortest_runtime_count(np.array([np.inf, 6.0, np.inf, 6.0]), 2, 4) == 2  # equal runtimes: fewer
 
 
 def test_fair_limit_shares_the_budget_by_sequential_runtime() -> None:
