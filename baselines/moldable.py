@@ -249,8 +249,12 @@ class MoldablePolicy(Policy):
         return counts
 
     # ------------------------------------------------------------- selection
-    def act(self, observation: Any, env: gym.Env) -> int:
+    def act(self, observation: Any, env: gym.Env) -> int | np.ndarray:
+        """The decision as a flat action, given in the env's own action space (``from_flat``: flat or factored)."""
         inner: Any = env.unwrapped
+        return inner.from_flat(self._flat_action(inner))
+
+    def _flat_action(self, inner: Any) -> int:
         view: MoldableView = inner.state
         counts = self.counts(view)
         head = int(view.queue_job[0])

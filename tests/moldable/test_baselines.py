@@ -218,3 +218,13 @@ def test_reference_finishes_a_default_episode_with_every_job() -> None:
     env = MoldableEnv()
     episode = run_episode(env, POLICIES[REFERENCE](), seed=0)
     assert episode.metrics["n_completed"] == 200.0 and len(episode.records) == 200
+
+
+@pytest.mark.parametrize("name", ["sbmgrdy-easy", "sbmfair-fcfs", "schfair-easy", "hrf-easy"])
+def test_baselines_act_the_same_in_the_factored_action_mode(name: str) -> None:
+    """A baseline decides in flat actions and answers in the env's space: both modes give one schedule."""
+    kwargs = {"n_jobs": 30, "arrival_interval": "heavy"}
+    flat = evaluate("schedenv/Moldable-v0", name, [3], keep_records=False, **kwargs)
+    factored = evaluate("schedenv/Moldable-v0", name, [3], keep_records=False, action_mode="factored", **kwargs)
+    assert factored.episodes[0].metrics == flat.episodes[0].metrics
+    assert factored.episodes[0].metrics["n_completed"] == 30
