@@ -1,4 +1,4 @@
-"""The reset rule shared by the native batched envs (``malleable/vector.py``, ``dispatch/vector.py``).
+"""What the native batched envs (``<family>/vector.py``) share: their set-up and their reset rule.
 
 Gymnasium's vector convention: ``seed=s`` seeds copy i with s + i, a list seeds each copy, None keeps
 each copy's generator (creating one on first use); ``options["reset_mask"]`` limits the reset to
@@ -7,10 +7,45 @@ some copies. Copy i's generator is then exactly the one a single env reset with 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from schedenv.validation import check_choice, check_int
+
+Env = TypeVar("Env", bound=gym.Env)
+
+
+def set_up_batch(
+    batch: VectorEnv,
+    make_env: Callable[..., Env],
+    num_envs: int,
+    autoreset_mode: str | AutoresetMode,
+    kwargs: dict[str, Any],
+) -> Env:
+    """Give ``batch`` its copy count, autoreset mode and spaces from one single env ``make_env(**kwargs)``.
+
+    The single env (returned: the template the batch reads its parameters from) checks every argument;
+    ``render_mode`` is refused, as the batched envs do not render.
+    """
+    batch.num_envs = check_int("num_envs", num_envs)
+    value = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
+    mode = AutoresetMode(check_choice("autoreset_mode", value, ("NextStep", "SameStep")))
+    batch.metadata = {"autoreset_mode": mode, "render_modes": []}
+    if kwargs.get("render_mode") is not None:
+        raise ValueError(f"render_mode={kwargs['render_mode']!r} is not supported by the batched env; use None")
+    template = make_env(**kwargs)
+    batch.spec = None
+    batch.single_observation_space = template.observation_space
+    batch.single_action_space = template.action_space
+    batch.observation_space = batch_space(batch.single_observation_space, batch.num_envs)
+    batch.action_space = batch_space(batch.single_action_space, batch.num_envs)
+    return template
 
 
 def reseed_copies(

@@ -38,14 +38,12 @@ from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
 from schedenv.dispatch.env import DispatchEnv
 from schedenv.dispatch.fast import INITIAL_CAPACITY
 from schedenv.dispatch.kernel import KILLED, N_PRESENT, TIME, DispatchArrays, reset_rows, step_rows
 from schedenv.dispatch.metrics import episode_metrics
-from schedenv.validation import check_choice, check_int
-from schedenv.vector_reset import reseed_copies
+from schedenv.vector_reset import reseed_copies, set_up_batch
 from schedenv.workloads import poisson_job_stream
 
 
@@ -55,18 +53,7 @@ class DispatchVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
-        self.num_envs = check_int("num_envs", num_envs)
-        value = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
-        mode = AutoresetMode(check_choice("autoreset_mode", value, ("NextStep", "SameStep")))
-        self.metadata = {"autoreset_mode": mode, "render_modes": []}
-        if kwargs.get("render_mode") is not None:
-            raise ValueError(f"render_mode={kwargs['render_mode']!r} is not supported by the batched env; use None")
-        self.template = template = DispatchEnv(**kwargs)
-        self.spec = None
-        self.single_observation_space = template.observation_space
-        self.single_action_space = template.action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.template = template = set_up_batch(self, DispatchEnv, num_envs, autoreset_mode, kwargs)
         self.n_actions, self.n_limits = template.n_actions, template.n_limits
         self._limits = np.asarray(template.time_limits, dtype=np.float64)
         self._bounds = np.asarray(template.size_class_bounds, dtype=np.float64)

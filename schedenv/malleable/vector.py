@@ -32,14 +32,13 @@ from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
 from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES
 from schedenv.malleable.env import MalleableEnv
 from schedenv.malleable.kernel import reset_rows, step_rows
 from schedenv.malleable.metrics import METRICS
-from schedenv.validation import as_real_array, check_choice, check_int
-from schedenv.vector_reset import reseed_copies
+from schedenv.validation import as_real_array
+from schedenv.vector_reset import reseed_copies, set_up_batch
 from schedenv.workloads import Power
 
 
@@ -49,23 +48,12 @@ class MalleableVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
-        self.num_envs = check_int("num_envs", num_envs)
-        value = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
-        mode = AutoresetMode(check_choice("autoreset_mode", value, ("NextStep", "SameStep")))
-        self.metadata = {"autoreset_mode": mode, "render_modes": []}
-        if kwargs.get("render_mode") is not None:
-            raise ValueError(f"render_mode={kwargs['render_mode']!r} is not supported by the batched env; use None")
-        self.template = MalleableEnv(**kwargs)
+        self.template = set_up_batch(self, MalleableEnv, num_envs, autoreset_mode, kwargs)
         if not isinstance(self.template.speedup, Power):
             raise ValueError(
                 f"speedup={self.template.speedup!r} has no compiled batched path (s(k) = k^p only); "
                 "use gym.make_vec(..., vectorization_mode='sync')"
             )
-        self.spec = None
-        self.single_observation_space = self.template.observation_space
-        self.single_action_space = self.template.action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.max_jobs = self.template.max_jobs
         self._p = np.full(self.num_envs, self.template.speedup.p)
         self._s_n = np.full(self.num_envs, float(self.template.speedup(self.template.n_servers)))

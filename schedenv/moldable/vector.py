@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
 from schedenv.moldable.core import factored_mask, obs_length
 from schedenv.moldable.env import MoldableEnv
@@ -66,8 +65,7 @@ from schedenv.moldable.kernel import (
     start_rows,
     step_rows,
 )
-from schedenv.validation import check_choice, check_int
-from schedenv.vector_reset import reseed_copies
+from schedenv.vector_reset import reseed_copies, set_up_batch
 
 
 class MoldableVectorEnv(VectorEnv):
@@ -76,18 +74,7 @@ class MoldableVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
-        self.num_envs = check_int("num_envs", num_envs)
-        value = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
-        mode = AutoresetMode(check_choice("autoreset_mode", value, ("NextStep", "SameStep")))
-        self.metadata = {"autoreset_mode": mode, "render_modes": []}
-        if kwargs.get("render_mode") is not None:
-            raise ValueError(f"render_mode={kwargs['render_mode']!r} is not supported by the batched env; use None")
-        self.template = template = MoldableEnv(**kwargs)
-        self.spec = None
-        self.single_observation_space = template.observation_space
-        self.single_action_space = template.action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.template = template = set_up_batch(self, MoldableEnv, num_envs, autoreset_mode, kwargs)
         b, m, n = self.num_envs, template.n_procs, template.n_jobs
         self.max_jobs, self.n_procs, self.n_actions = template.max_jobs, m, template.max_jobs * m + 1
         self._factored = template.action_mode == "factored"

@@ -36,14 +36,13 @@ from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
 from schedenv.multiserver import kernel
 from schedenv.multiserver.env import MultiserverJobEnv
 from schedenv.multiserver.metrics import metrics_of_completions
 from schedenv.multiserver.workload import PARAMETERS
-from schedenv.validation import as_real_array, check_choice, check_int
-from schedenv.vector_reset import reseed_copies
+from schedenv.validation import as_real_array
+from schedenv.vector_reset import reseed_copies, set_up_batch
 
 METRICS = (
     "n_completed",
@@ -65,18 +64,7 @@ class MultiserverJobVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
-        self.num_envs = check_int("num_envs", num_envs)
-        value = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
-        mode = AutoresetMode(check_choice("autoreset_mode", value, ("NextStep", "SameStep")))
-        self.metadata = {"autoreset_mode": mode, "render_modes": []}
-        if kwargs.get("render_mode") is not None:
-            raise ValueError(f"render_mode={kwargs['render_mode']!r} is not supported by the batched env; use None")
-        self.template = template = MultiserverJobEnv(**kwargs)
-        self.spec = None
-        self.single_observation_space = template.observation_space
-        self.single_action_space = template.action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.template = template = set_up_batch(self, MultiserverJobEnv, num_envs, autoreset_mode, kwargs)
         self.max_jobs, self.n_servers, self.slot_features = (
             template.max_jobs,
             template.n_servers,
