@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from scipy import optimize
 
 from schedenv.analysis.queueing import lwr_analysis, random_analysis
 from schedenv.analysis.tags import paper_size_dist, tags_optimal_cutoffs
@@ -84,6 +85,31 @@ def sweep(
     """``policy_comparison`` at every alpha (mean 3000, upper bound ``upper``)."""
     points = progress_bar(alphas, desc=f"analysis at load {load:g}, {n_hosts} hosts", unit="alpha")
     return {a: policy_comparison(paper_size_dist(a, upper), load, n_hosts, objectives) for a in points}
+
+
+def size_statistics(alpha: float, upper: float) -> dict[str, float]:
+    """The paper's B(k, ``upper``, alpha) with mean 3000 (§3, §7): its moments and how heavy its tail is.
+
+    Keys: ``k`` (the lower bound solved for), ``mean``, ``second_moment`` (E[X^2]), ``cv`` (the
+    coefficient of variation, standard deviation / mean) and ``half_load_fraction``: the fraction
+    of jobs, the largest ones, that carry half of the load (§3 calls a fraction under 1% the
+    heavy-tailed property).
+    """
+    size_dist = paper_size_dist(alpha, upper)
+    k, mean = size_dist.lower, size_dist.mean
+    second = size_dist.partial_moment(2.0, k, upper)
+
+    def load_above(log_x: float) -> float:
+        return size_dist.partial_moment(1.0, math.exp(log_x), upper) - mean / 2.0
+
+    half = math.exp(optimize.brentq(load_above, math.log(k), math.log(upper), xtol=1e-13))
+    return {
+        "k": k,
+        "mean": mean,
+        "second_moment": second,
+        "cv": math.sqrt(second - mean**2) / mean,
+        "half_load_fraction": size_dist.partial_moment(0.0, half, upper),
+    }
 
 
 def simulate(
