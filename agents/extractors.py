@@ -107,6 +107,13 @@ class SlotSetExtractor(BaseFeaturesExtractor):
         embedded = self.encode(slots)
         pooled = torch.cat([embedded.mean(dim=1), embedded.amax(dim=1)], dim=1)
         context = torch.cat([pooled, self.encode_global(rest)], dim=1)
-        expanded = context.unsqueeze(1).expand(batch, layout.n_slots, context.shape[1])
-        refined = self.refine(torch.cat([embedded, expanded], dim=2))
+        # refine's first layer on [slot | context] is W_slot @ slot + (W_context @ context + b): the context
+        # half is the same for every slot, so it is computed once per sample rather than once per slot
+        # (the same function and parameters, a third of the multiply-adds of the concatenated form).
+        first = self.refine[0]
+        assert isinstance(first, nn.Linear)
+        width = embedded.shape[2]
+        per_slot = embedded @ first.weight[:, :width].T
+        shared = context @ first.weight[:, width:].T + first.bias
+        refined = self.refine[1:](per_slot + shared.unsqueeze(1))
         return torch.cat([refined.flatten(start_dim=1), context], dim=1)

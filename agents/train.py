@@ -17,6 +17,7 @@ import pickle
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,7 @@ class TrainConfig:
     """Total env steps to train for (a resumed run continues up to this total)."""
     seed: int = 0
     """Seed of the model and torch; training env copy i is reset with ``agents.protocol.train_seed(seed, i)``."""
-    n_envs: int = 128
+    n_envs: int = 256
     """Env copies stepped together; on the native batched env one compiled call steps them all."""
     vec_env: str = "native"
     """"native": the env's batched ``vector_entry_point`` (fast); "dummy": n_envs single envs in a loop."""
@@ -88,7 +89,7 @@ class TrainConfig:
     policy_kwargs: dict[str, Any] = field(default_factory=dict)
     """Policy arguments (net_arch, log_std_init, activation_fn as "relu" / "tanh" / "elu", ...)."""
     algo_kwargs: dict[str, Any] = field(default_factory=dict)
-    """Algorithm hyperparameters passed to its constructor (learning_rate, n_steps, gamma, gae_lambda, ...)."""
+    """Algorithm hyperparameters (learning_rate, n_steps, gamma, ...); PPO's unset ones: BATCHED_ON_POLICY."""
     checkpoint_every: int = 100_000
     """Checkpoint interval in env steps (rounded up to whole rollouts); a killed run loses at most this many."""
     eval_every: int = 100_000
@@ -129,6 +130,20 @@ class TrainConfig:
     def gamma(self) -> float:
         """The discount factor of the algorithm (also the one VecNormalize scales rewards with)."""
         return float(self.algo_kwargs.get("gamma", 0.99))
+
+
+BATCHED_ON_POLICY: dict[str, int] = {"n_steps": 32, "batch_size": 2048, "n_epochs": 4}
+"""PPO settings for many env copies: short rollouts per copy, large minibatches, few epochs.
+
+SB3's defaults (2048 steps per copy, minibatches of 64, 10 epochs) suit one env: with 256 copies they
+give 524,288-sample rollouts and 81,920 gradient steps per update. Measured by ``benchmarks/speed.py``
+(the "defaults" rows, same network as SB3's ``MlpPolicy``)."""
+
+
+def batched_on_policy_defaults(n_envs: int) -> dict[str, int]:
+    """``BATCHED_ON_POLICY`` with the minibatch no larger than one rollout (``n_envs * n_steps``)."""
+    rollout = n_envs * BATCHED_ON_POLICY["n_steps"]
+    return {**BATCHED_ON_POLICY, "batch_size": min(BATCHED_ON_POLICY["batch_size"], rollout)}
 
 
 def field_docs() -> dict[str, str]:
@@ -274,6 +289,9 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command
     finally:
         probe.close()
 
+    if config.algo in ("ppo", "maskable_ppo"):
+        defaults = batched_on_policy_defaults(config.n_envs)
+        config = dataclasses.replace(config, algo_kwargs={**defaults, **config.algo_kwargs})
     saved = checkpoints(run_dir) if resume else []
     if not resume and ((run_dir / MODEL).exists() or checkpoints(run_dir)):
         raise ValueError(f"{run_dir} already holds a training run; pass resume=True (--resume) or another --out")
@@ -308,13 +326,14 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command
     progress = sys.stderr.isatty() if config.progress_bar is None else config.progress_bar
     started, cpu_started = time.perf_counter(), time.process_time()
     if config.timesteps > start:
-        model.learn(
-            total_timesteps=config.timesteps - start,
-            callback=[checkpointer, evaluation],
-            reset_num_timesteps=start == 0,
-            tb_log_name="run",
-            progress_bar=progress,
-        )
+        with _unchecked_distributions():
+            model.learn(
+                total_timesteps=config.timesteps - start,
+                callback=[checkpointer, evaluation],
+                reset_num_timesteps=start == 0,
+                tb_log_name="run",
+                progress_bar=progress,
+            )
         seconds = time.perf_counter() - started
         checkpointer.save()
         if not evaluation.history or evaluation.history[-1]["timesteps"] != model.num_timesteps:
@@ -389,7 +408,7 @@ def _new_model(
 ) -> BaseAlgorithm:
     cls = algorithm_class(algo.name)
     return cls(
-        "MlpPolicy",
+        _policy_class(algo, venv.action_space),
         _normalize(venv, config),
         seed=config.seed,
         device=config.device,
@@ -397,6 +416,30 @@ def _new_model(
         tensorboard_log=str(run_dir / TENSORBOARD) if config.tensorboard else None,
         **config.algo_kwargs,
     )
+
+
+@contextlib.contextmanager
+def _unchecked_distributions() -> Iterator[None]:
+    """Skip ``torch.distributions``' argument checks while learning (restored after).
+
+    SB3 builds a distribution object per forward pass; the checks re-validate logits and scales the
+    network has just produced, about 8% of an update on the batched envs.
+    """
+    previous = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(False)
+    try:
+        yield
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(previous)
+
+
+def _policy_class(algo: Algorithm, action_space: gym.Space) -> Any:
+    """MaskablePPO gets the fused masked head (``agents.masking``); everything else SB3's ``MlpPolicy``."""
+    if algo.needs_masks and isinstance(action_space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete)):
+        from agents.masking import FusedMaskablePolicy
+
+        return FusedMaskablePolicy
+    return "MlpPolicy"
 
 
 def _resume(algo: Algorithm, checkpoint: Checkpoint, venv: VecEnv, config: TrainConfig) -> tuple[BaseAlgorithm, int]:

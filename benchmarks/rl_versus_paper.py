@@ -31,7 +31,7 @@ import numpy as np
 
 import agents
 from agents.assess import Assessment, assess
-from agents.runs import read_provenance
+from agents.runs import EVALUATIONS, read_provenance
 from agents.sweep import run_folder, sweep
 from agents.train import CONFIG_DIR, resolve_config
 from schedenv.comparison import objective_metric
@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {"timesteps": timesteps, "progress_bar": False}
     sweep([config_path], seeds, overrides, runs_dir, workers=args.workers, resume=True)
     summaries = [read_provenance(run_folder(runs_dir, config_path, seed)) for seed in seeds]
+    curves = {seed: read_evaluations(run_folder(runs_dir, config_path, seed)) for seed in seeds}
     wall = time.perf_counter() - started
     config = resolve_config(config_path, overrides)
     env_kwargs = {key: from_spec(value) for key, value in config.env_kwargs.items()}
@@ -92,10 +93,64 @@ def main(argv: list[str] | None = None) -> int:
         assessments[seed] = assess(agent.act_batch, config.env_id, env_kwargs, range(episodes), metric)
     command = "python benchmarks/rl_versus_paper.py " + " ".join(argv if argv is not None else sys.argv[1:])
     text = report(args.preset, preset, config, timesteps, assessments, summaries, wall, command.strip())
+    text = text.replace(provenance(command.strip()), learning_curves(curves) + "\n\n" + provenance(command.strip()))
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / f"rl_{args.preset}.md").write_text(text)
     print(text)
     return 0
+
+
+def read_evaluations(run_dir: Path) -> list[dict[str, Any]]:
+    """The validation evaluations of one run (``evaluations.jsonl``), in order."""
+    path = Path(run_dir) / EVALUATIONS
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
+
+
+PLATEAU = 0.001
+"""A median validation ratio that moved by less than this (relative) over the second half of training is flat."""
+
+
+def learning_curves(curves: dict[int, list[dict[str, Any]]]) -> str:
+    """Markdown: the validation ratio of every run at each evaluation, and whether the budget limits it.
+
+    The verdict compares the median over runs of the validation ratio at the middle evaluation and at
+    the last one: still falling by more than ``PLATEAU`` means more training steps of the same config
+    would likely help (the budget limits the result); otherwise more of the same does not, and what is
+    left is information, capacity or the algorithm.
+    """
+    rows: dict[int, dict[int, float]] = {}
+    for seed, evaluations in curves.items():
+        for row in evaluations:
+            rows.setdefault(int(row["timesteps"]), {})[seed] = float(row["ratio"])
+    if not rows:
+        return "## Learning curves\n\nNo validation evaluations were recorded."
+    steps = sorted(rows)
+    reference = next(row["reference"] for evaluations in curves.values() for row in evaluations)
+    table = markdown_table(
+        ("training steps", *(f"seed {seed}" for seed in curves)),
+        [(f"{step:,}", *(f"{rows[step][s]:.4f}" if s in rows[step] else "" for s in curves)) for step in steps],
+    )
+    per_run = [[float(r["ratio"]) for r in evaluations] for evaluations in curves.values() if evaluations]
+    middle = float(np.median([ratios[(len(ratios) - 1) // 2] for ratios in per_run]))
+    last = float(np.median([ratios[-1] for ratios in per_run]))
+    change = last / middle - 1
+    verdict = (
+        f"still improving: the median validation ratio fell by {-100 * change:.1f}% over the second half of "
+        f"training ({middle:.4f} -> {last:.4f}), so the training budget limits this result"
+        if change < -PLATEAU
+        else f"flat: the median validation ratio changed by {100 * change:+.1f}% over the second half of training "
+        f"({middle:.4f} -> {last:.4f}, within {100 * PLATEAU:.1f}%), so more steps of this config would not close "
+        "the gap"
+    )
+    return "\n".join(
+        [
+            f"## Learning curves (ratio to {reference} on the validation seeds, at each evaluation)",
+            "",
+            table,
+            "",
+            f"- budget: {verdict}.",
+        ]
+    )
 
 
 def report(

@@ -225,7 +225,8 @@ def training_section(reference_steps: int, rollouts: int) -> dict[str, dict[str,
     ``learn``, updates and checkpoints included. Both use one torch thread.
 
     Each family is also timed with ``THROUGHPUT`` settings (the shipped config with 256 copies, 32
-    steps per copy, 4 epochs of 2048-sample minibatches, the flat MLP extractor like the reference):
+    steps per copy, 4 epochs of 2048-sample minibatches, and the reference's network: the flat MLP
+    extractor and SB3's default 64 x 64 policy and value networks):
     some shipped configs spend more on the network (the permutation-aware slot extractor, more
     gradient steps per sample) for sample efficiency within a CPU budget, so the two rows separate
     what the harness can do from what a config chooses.
@@ -251,6 +252,7 @@ def training_section(reference_steps: int, rollouts: int) -> dict[str, dict[str,
             config,
             n_envs=THROUGHPUT["n_envs"],
             extractor=THROUGHPUT["extractor"],
+            policy_kwargs={**config.policy_kwargs, **THROUGHPUT["policy_kwargs"]},
             algo_kwargs={**config.algo_kwargs, **THROUGHPUT["algo_kwargs"]},
         )
         for variant, chosen in (("shipped config", config), ("throughput settings", fast)):
@@ -268,6 +270,7 @@ def training_section(reference_steps: int, rollouts: int) -> dict[str, dict[str,
 THROUGHPUT: dict[str, Any] = {
     "n_envs": 256,
     "extractor": "mlp",
+    "policy_kwargs": {"net_arch": [64, 64]},
     "algo_kwargs": {"n_steps": 32, "batch_size": 2048, "n_epochs": 4},
 }
 """Settings of the throughput rows of ``training_section``."""

@@ -36,6 +36,22 @@ def test_permuting_slots_permutes_slot_outputs_and_keeps_the_context(start: int)
     torch.testing.assert_close(out_permuted[:, n_slots * embed :], out[:, n_slots * embed :])
 
 
+def test_refinement_equals_the_network_on_the_concatenated_slot_and_context() -> None:
+    """The split first layer of ``refine`` computes exactly refine([slot | pooled mean | max | global])."""
+    start, n_slots, features, n_global, embed = 1, 6, 3, 2, 8
+    extractor = _extractor(start, n_slots, features, n_global)
+    obs = torch.randn(5, start + n_slots * features + n_global)
+    with torch.no_grad():
+        out = extractor(obs)
+        slots = obs[:, start : start + n_slots * features].reshape(5, n_slots, features)
+        rest = torch.cat([obs[:, :start], obs[:, start + n_slots * features :]], dim=1)
+        embedded = extractor.encode(slots)
+        context = torch.cat([embedded.mean(dim=1), embedded.amax(dim=1), extractor.encode_global(rest)], dim=1)
+        joined = torch.cat([embedded, context.unsqueeze(1).expand(5, n_slots, 3 * embed)], dim=2)
+        expected = torch.cat([extractor.refine(joined).flatten(start_dim=1), context], dim=1)
+    torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-6)
+
+
 def test_changing_the_global_features_changes_the_context() -> None:
     extractor = _extractor(0, 4, 3, 2)
     obs = torch.zeros(1, 14)
