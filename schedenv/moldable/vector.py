@@ -96,6 +96,7 @@ class MoldableVectorEnv(VectorEnv):
         if template.observe_params:
             self._obs[:, self._core_length :] = template.params  # constant: the kernel writes the core part only
         self._mask = np.zeros((b, self.n_actions), dtype=np.int8)
+        self._masks_now: np.ndarray | None = None  # action_masks() of the current state (None: not computed yet)
         self._stats = np.zeros((b, 8))
         self._rewards, self._invalid = np.zeros(b), np.zeros(b, dtype=np.bool_)
         self._status = np.zeros(b, dtype=np.int64)
@@ -144,9 +145,9 @@ class MoldableVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``."""
-        if self._factored:
-            return factored_mask(self._mask, self.max_jobs, self.n_procs)
-        return self._mask.copy()
+        if self._masks_now is None:  # computed once per state: info["action_mask"] and MaskablePPO both ask
+            self._masks_now = factored_mask(self._mask, self.max_jobs, self.n_procs) if self._factored else self._mask
+        return self._masks_now.copy()
 
     # ----------------------------------------------------------------- internals
     def _check_actions(self, actions: Any) -> np.ndarray:
@@ -189,6 +190,7 @@ class MoldableVectorEnv(VectorEnv):
 
     def _run(self, rows: np.ndarray, actions: np.ndarray) -> None:
         """Step (or start, with ``ADVANCE``) the copies ``rows``; grow the queue while some copy needs it."""
+        self._masks_now = None
         step_rows(rows, actions, self._penalty, *self._kernel_arrays())
         while True:
             waiting = rows[self._status[rows] == NEED_QUEUE]
