@@ -59,24 +59,16 @@ def _through_action(theta, remaining, n, max_jobs, fractions, action, applied, o
     for j in range(n):
         total += theta[j]
     scale = max(total, 1.0) if fractions else total
-    in_window, everything = 0.0, 0.0
-    for j in range(n):
-        everything += theta[j] / scale
     for j in range(n):
         applied[j] = -1.0
     for s in range(n_window):
-        scaled = theta[order[s]] / scale
-        in_window += scaled
-        action[s] = np.float32(scaled)
+        action[s] = np.float32(theta[order[s]] / scale)
         applied[order[s]] = np.float64(action[s])
     group = 0.0
-    if n > n_window and fractions:  # the env's action[-1] = scaled[outside].sum(), clipped to [0, 1]
-        for j in range(n):
-            if applied[j] < 0.0:
-                group += theta[j] / scale
-        group = min(np.float64(np.float32(group)), 1.0)
-    elif n > n_window:
-        group = np.float64(np.float32(everything - in_window))
+    for j in range(n):  # the env's action[-1] = scaled[outside].sum() in float32, clipped to [0, 1]
+        if applied[j] < 0.0:
+            group += theta[j] / scale
+    group = min(np.float64(np.float32(group)), 1.0)
     applied_total = 0.0
     for j in range(n):
         if applied[j] < 0.0:

@@ -93,6 +93,24 @@ def test_hell_as_worded_idles_servers_on_the_fast_path() -> None:
     np.testing.assert_allclose(normalized.completion, [1.0, 2.0, 2.0 + 2.0 / 2.0**0.3], rtol=1e-12)
 
 
+@pytest.mark.parametrize("allocation", ["normalized", "fractions"])
+def test_outside_jobs_without_servers_get_a_zero_group_weight(allocation: str) -> None:
+    """KNEE spends every server inside the window here, so the group's weight is the sum of zeros: exactly 0.
+
+    (Computing it as 1 minus the window's share once rounded it to -1e-16, which made rates NaN and the
+    loop never end.)
+    """
+    kwargs = {
+        "mode": "online", "n_arrivals": 600, "load": 3.0, "n_servers": 1e4, "speedup": 0.5, "max_jobs": 32,
+        "allocation": allocation,
+    }  # fmt: skip
+    policy = Knee(alpha=1.5e-6)
+    fast = run_fast(ENV, policy, 0, keep_completions=True, **kwargs)
+    completion, episode = completions_of_evaluate(policy, 0, **kwargs)
+    assert episode.metrics["overflow_fraction"] > 0.3
+    assert_same_episode(fast, completion, episode)
+
+
 def test_fast_path_draws_the_env_workload() -> None:
     kwargs = {"mode": "online", "n_arrivals": 50}
     env = gym.make(ENV, **kwargs)
