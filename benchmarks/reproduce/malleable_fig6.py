@@ -141,7 +141,7 @@ def claims(means: Means, n_servers: float = N_SERVERS) -> list[str]:
             '"as load increases [...] A-heSRPT vastly outperforms the competition" (the best competitor\'s ratio to '
             f"A-heSRPT is larger at load {loads[-1]:g} than at load {loads[0]:g}, at every p)",
             all(high > low for low, high in growth.values()),
-            "; ".join(f"p = {p:g}: {low:.3g} to {high:.3g}" for p, (low, high) in growth.items()),
+            "; ".join(f"p = {p:g}: {low:.4g} to {high:.4g}" for p, (low, high) in growth.items()),
         )
     )
     poor = {n: largest_ratio(means, n, REFERENCE, at(low_p)) for n in ("srpt", "rs", "hell", "knee")}

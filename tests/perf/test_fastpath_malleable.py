@@ -73,7 +73,8 @@ def test_fast_path_equals_evaluate_in_fractions_mode(policy: str, kwargs: dict[s
     assert supports(ENV, policy, **kwargs)
     for seed in (0, 1, 2) if policy == "hell" else (7,):
         assert_same_episode(
-            run_fast(ENV, policy, seed, keep_completions=True, **kwargs), *completions_of_evaluate(policy, seed, **kwargs)
+            run_fast(ENV, policy, seed, keep_completions=True, **kwargs),
+            *completions_of_evaluate(policy, seed, **kwargs),
         )
 
 
