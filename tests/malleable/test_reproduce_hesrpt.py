@@ -83,6 +83,8 @@ def test_fig6_claims_decide_on_the_numbers() -> None:
     assert "**holds**" in order and "1 of 4 cells" in order  # 1 of 4 is "often" (a quarter)
     low_p = next(line for line in lines if "low level of parallelizability" in line)
     assert "**does not hold**" in low_p and "knee up to 1.05" in low_p
+    load = next(line for line in lines if "as load increases" in line)
+    assert "**does not hold**" in load and "p = 0.99: 0.98 to 1" in load  # grows, but stays below 1.2
     hell = next(line for line in lines if "N^p" in line)
     assert "**holds**" in hell
 
