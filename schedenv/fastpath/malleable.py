@@ -4,9 +4,10 @@ The loop fuses a policy's allocation rule (``baselines.kernels.malleable``) with
 the env's compiled core (``schedenv.malleable.kernel``): at every arrival and departure the policy
 allocates over *all* jobs present, and, when ``emulate_env`` is true (the default), the allocation
 then goes through exactly what the env does to an action (the window of ``max_jobs`` least-remaining
-jobs, float32 action entries, the group weight split equally outside the window, renormalisation),
-so that completion times equal those of ``schedenv.evaluation.evaluate`` on the same seed (tests
-check it).
+jobs, float32 action entries, the group weight split equally outside the window, and the env's
+``allocation`` mode: renormalisation, or with ``"fractions"`` a sum below 1 kept so that servers idle,
+as HELL as worded needs), so that completion times equal those of ``schedenv.evaluation.evaluate``
+on the same seed (tests check it).
 ``emulate_env=False`` applies the policy's own fractions (no window, float64): the paper's policy.
 
 The workload is drawn as the env draws it from ``reset(seed)``: inter-arrival gaps of the episode,
@@ -46,36 +47,43 @@ def _admit(job_id, arrival, size, remaining, weight, n_jobs, arrival_times, size
 
 
 @numba.njit(cache=True)
-def _through_action(theta, remaining, n, max_jobs, action, applied, order):
-    """What the env applies for ``action_from_allocation(theta)`` (as the env core's ``_step``)."""
+def _through_action(theta, remaining, n, max_jobs, fractions, action, applied, order):
+    """What the env applies for ``action_from_allocation(theta)`` (as the env kernel's ``step``).
+
+    ``fractions``: the env's ``allocation="fractions"``: theta is scaled down only when it sums to more
+    than 1, the group gets the sum of its jobs' fractions, and an applied sum <= 1 is kept (the rest idle).
+    """
     stable_order(remaining, n, order)  # the env's window: least remaining first
     n_window = min(n, max_jobs)
     total = 0.0
     for j in range(n):
         total += theta[j]
-    in_window, everything = 0.0, 0.0
-    for j in range(n):
-        everything += theta[j] / total
+    scale = max(total, 1.0) if fractions else total
     for j in range(n):
         applied[j] = -1.0
     for s in range(n_window):
-        scaled = theta[order[s]] / total
-        in_window += scaled
-        action[s] = np.float32(scaled)
+        action[s] = np.float32(theta[order[s]] / scale)
         applied[order[s]] = np.float64(action[s])
-    group = np.float64(np.float32(everything - in_window)) if n > n_window else 0.0
+    group = 0.0
+    for j in range(n):  # the env's action[-1] = scaled[outside].sum() in float32, clipped to [0, 1]
+        if applied[j] < 0.0:
+            group += theta[j] / scale
+    group = min(np.float64(np.float32(group)), 1.0)
     applied_total = 0.0
     for j in range(n):
         if applied[j] < 0.0:
             applied[j] = group / (n - n_window)
         applied_total += applied[j]
     for j in range(n):
-        applied[j] = applied[j] / applied_total if applied_total > 0.0 else 1.0 / n
+        if applied_total <= 0.0:
+            applied[j] = 1.0 / n
+        elif applied_total > 1.0 or not fractions:
+            applied[j] = applied[j] / applied_total
 
 
 @numba.njit(cache=True)
 def _run_chunk(
-    policy, p, alpha, n_servers, s_n, slowdown, max_jobs, emulate,
+    policy, p, alpha, n_servers, s_n, slowdown, max_jobs, emulate, fractions,
     arrival_times, sizes, id_offset, last, run_max,
     job_id, arrival, size, remaining, weight, counters, totals, completion, theta, applied, action, order, scratch,
 ):  # fmt: skip
@@ -107,7 +115,7 @@ def _run_chunk(
         counters[3] += n_jobs > max_jobs
         allocate(policy, remaining, size, weight, n_jobs, p, alpha, n_servers, theta, order, scratch)
         if emulate:
-            _through_action(theta, remaining, n_jobs, max_jobs, action, applied, order)
+            _through_action(theta, remaining, n_jobs, max_jobs, fractions, action, applied, order)
         else:
             for j in range(n_jobs):
                 applied[j] = theta[j]
@@ -190,6 +198,7 @@ def run(
     rng = seeding.np_random(int(seed))[0]
     p, n_servers, s_n = inner.speedup.p, float(inner.n_servers), float(inner.speedup(inner.n_servers))
     slowdown, max_jobs = inner.objective == "slowdown", int(inner.max_jobs)
+    fractions = inner.allocation == "fractions"
     capacity = 1024
     ids = [np.empty(capacity, dtype=np.int64) for _ in range(2)]  # job_id, order
     reals = [np.empty(capacity) for _ in range(7)]  # arrival, size, remaining, weight, theta, applied, scratch
@@ -209,7 +218,7 @@ def run(
         while True:
             (job_id, order), (arrival, size, remaining, weight, theta, applied, scratch) = ids, reals
             status = _run_chunk(
-                code, p, alpha, n_servers, s_n, slowdown, max_jobs, emulate_env,
+                code, p, alpha, n_servers, s_n, slowdown, max_jobs, emulate_env, fractions,
                 arrivals, sizes, offset, following is None, run_max,
                 job_id, arrival, size, remaining, weight, counters, totals, completion,
                 theta, applied, action, order, scratch,

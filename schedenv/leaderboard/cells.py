@@ -93,7 +93,7 @@ class CellTask:
             "format": CACHE_FORMAT,
             "schedenv": schedenv.__version__,
             "env_id": self.scenario.env_id,
-            "env_kwargs": self.scenario.kwargs_json(),
+            "env_kwargs": self.scenario.kwargs_json(self.contender.name),
             "seeds": list(self.scenario.seeds),
             "contender": self.contender.identity(),
         }
@@ -114,7 +114,7 @@ def run_cell(task: CellTask) -> dict[str, Any]:
         "scenario": scenario.name,
         "contender": task.contender.name,
         "env_id": scenario.env_id,
-        "env_kwargs": scenario.kwargs_json(),
+        "env_kwargs": scenario.kwargs_json(task.contender.name),
         "seeds": list(scenario.seeds),
     }
     start = time.perf_counter()
@@ -142,7 +142,7 @@ def run_cell(task: CellTask) -> dict[str, Any]:
 
 def _episodes(task: CellTask) -> list[EpisodeResult]:
     """The cell's episodes, through the compiled fast path when the baseline has one (same numbers)."""
-    scenario, kwargs = task.scenario, task.scenario.build_kwargs()
+    scenario, kwargs = task.scenario, task.scenario.build_kwargs(task.contender.name)
     if task.contender.kind == "baseline":
         return fastpath.evaluate_fast(scenario.env_id, task.contender.name, scenario.seeds, **kwargs).episodes
     return evaluate(scenario.env_id, task.contender.build(), scenario.seeds, keep_records=False, **kwargs).episodes

@@ -72,6 +72,7 @@ def write_json(path: Path, result: LeaderboardResult) -> None:
                 "name": plan.scenario.name,
                 "env_id": plan.scenario.env_id,
                 "env_kwargs": dict(plan.scenario.env_kwargs),
+                "contender_kwargs": {name: dict(extra) for name, extra in plan.scenario.contender_kwargs.items()},
                 "seeds": list(plan.scenario.seeds),
                 "metric": plan.scenario.metric,
                 "reference": plan.reference,
@@ -152,7 +153,11 @@ def write_markdown(path: Path, result: LeaderboardResult, plots: Mapping[str, st
             scenario = plan.scenario
             rows = [row for row in result.rows if row["family"] == family and row["scenario"] == scenario.name]
             seeds = f"{scenario.seeds[0]}–{scenario.seeds[-1]}" if len(scenario.seeds) > 1 else str(scenario.seeds[0])
-            lines += ["", f"### {scenario.name}", "", f"{scenario.description}. Seeds {seeds}.", ""]
+            extra = "".join(
+                f" {name} runs with {', '.join(f'{k}={v!r}' for k, v in kwargs.items())}."
+                for name, kwargs in scenario.contender_kwargs.items()
+            )
+            lines += ["", f"### {scenario.name}", "", f"{scenario.description}. Seeds {seeds}.{extra}", ""]
             lines += _scenario_table(rows, plan.reference, scenario.metric)
             checks = [c for c in result.claims if c["family"] == family and c["scenario"] == scenario.name]
             if checks:

@@ -58,7 +58,9 @@ class Scenario:
     ``group`` and ``axis`` place the scenario in the family's plot: scenarios of one group form a
     curve of ``metric`` against ``axis = (name, value)`` (load, speedup exponent p, alpha, ...).
     ``exclude`` names contenders that cannot act here, with the reason (e.g. a policy that needs
-    known sizes); every other failure is reported as an error, never hidden.
+    known sizes); every other failure is reported as an error, never hidden. ``contender_kwargs``
+    adds env arguments for one contender, by name, on the same seeds (e.g. HELL as the heSRPT paper
+    words it idles servers, which needs the Malleable env's ``allocation="fractions"``).
     """
 
     family: str
@@ -72,19 +74,25 @@ class Scenario:
     description: str = ""
     claims: tuple[Claim, ...] = ()
     exclude: Mapping[str, str] = field(default_factory=dict)
+    contender_kwargs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
         """``family/name``, unique across a suite."""
         return f"{self.family}/{self.name}"
 
-    def kwargs_json(self) -> str:
-        """The env kwargs as canonical JSON (sorted keys): the scenario's identity in the cache."""
-        return json.dumps(self.env_kwargs, sort_keys=True, allow_nan=True)
+    def kwargs_for(self, contender: str | None = None) -> dict[str, Any]:
+        """The env kwargs (specs) of ``contender``: ``env_kwargs`` plus its ``contender_kwargs``, if any."""
+        extra = self.contender_kwargs.get(contender, {}) if contender is not None else {}
+        return {**self.env_kwargs, **extra}
 
-    def build_kwargs(self) -> dict[str, Any]:
-        """The env kwargs with every spec turned into its object (``from_spec``)."""
-        return {key: from_spec(value) for key, value in self.env_kwargs.items()}
+    def kwargs_json(self, contender: str | None = None) -> str:
+        """The env kwargs (of ``contender``) as canonical JSON (sorted keys): the identity in the cache."""
+        return json.dumps(self.kwargs_for(contender), sort_keys=True, allow_nan=True)
+
+    def build_kwargs(self, contender: str | None = None) -> dict[str, Any]:
+        """The env kwargs (of ``contender``) with every spec turned into its object (``from_spec``)."""
+        return {key: from_spec(value) for key, value in self.kwargs_for(contender).items()}
 
 
 def seeds(n: int, first: int = 0) -> tuple[int, ...]:

@@ -39,6 +39,8 @@ def _pareto(alpha: float) -> dict[str, Any]:
 # --------------------------------------------------------------------------- malleable (heSRPT)
 HESRPT_OPTIMAL = Claim("hesrpt", (ALL,), "heSRPT Theorem 5: optimal offline", rtol=1e-6)
 A_HESRPT_BEST = Claim("a-hesrpt", (ALL,), "heSRPT §5.3, Fig. 6: A-heSRPT outperforms all competitors (simulation)")
+HELL_AS_WORDED = {"hell": {"allocation": "fractions"}}
+"""HELL as heSRPT §5.2 words it leaves servers idle, which the env expresses with ``allocation="fractions"``."""
 
 
 def _malleable_offline(p: float, n_jobs: int, n_seeds: int, n_servers: float = 1e6) -> Scenario:
@@ -61,6 +63,7 @@ def _malleable_offline(p: float, n_jobs: int, n_seeds: int, n_servers: float = 1
         axis=("p", p),
         description=f"{n_jobs} jobs at t = 0, N = {n_servers:,.0f}, s(k) = k^{p:g} (Fig. 5 setting)",
         claims=(HESRPT_OPTIMAL,),
+        contender_kwargs=HELL_AS_WORDED,
     )
 
 
@@ -84,6 +87,7 @@ def _malleable_online(p: float, load: float, n_arrivals: int, n_seeds: int) -> S
         axis=("load", load),
         description=f"Poisson arrivals at load {load:g}, {n_arrivals} jobs, N = 10,000 (Fig. 6 setting)",
         claims=(A_HESRPT_BEST,),
+        contender_kwargs=HELL_AS_WORDED,
     )
 
 

@@ -55,6 +55,63 @@ def test_fast_path_equals_evaluate(policy: str, kwargs: dict[str, Any]) -> None:
         assert record.slowdown == pytest.approx(by_id[record.job_id].slowdown, rel=1e-9)
 
 
+FRACTIONS_CONFIGS: list[dict[str, Any]] = [
+    {"n_jobs": 30, "max_jobs": 8, "n_servers": 20.0, "speedup": 0.3},
+    {"n_jobs": 12, "max_jobs": 16, "speedup": 0.05, "objective": "flow_time"},
+    {"mode": "online", "n_arrivals": 300, "load": 0.9, "max_jobs": 4, "speedup": 0.2},
+    {"mode": "online", "n_arrivals": 300, "load": 0.7, "n_servers": 8.0, "speedup": 0.05, "objective": "flow_time"},
+    {"mode": "online", "n_arrivals": 200, "load": 0.8, "max_jobs": 6, "speedup": 0.75},
+]
+"""``allocation="fractions"``: offline and online, with and without jobs outside the window, N below and
+above the number of jobs (HELL as worded idles servers in the second and third, fills them in the first)."""
+
+
+@pytest.mark.parametrize("kwargs", FRACTIONS_CONFIGS, ids=["off-N20", "off-p005", "on-window4", "on-N8", "on-p075"])
+@pytest.mark.parametrize("policy", [*POLICIES, "hell-waterfill"])
+def test_fast_path_equals_evaluate_in_fractions_mode(policy: str, kwargs: dict[str, Any]) -> None:
+    kwargs = {**kwargs, "allocation": "fractions"}
+    assert supports(ENV, policy, **kwargs)
+    for seed in (0, 1, 2) if policy == "hell" else (7,):
+        assert_same_episode(
+            run_fast(ENV, policy, seed, keep_completions=True, **kwargs),
+            *completions_of_evaluate(policy, seed, **kwargs),
+        )
+
+
+def test_hell_as_worded_idles_servers_on_the_fast_path() -> None:
+    """N = 2, p = 0.3, jobs 1, 2, 3: one server each for the two shortest (rate 1), the third waits.
+
+    Job 0 ends at 1 and job 2 takes its server; job 1 ends at 2, and job 2, alone with 2 left, keeps
+    one server (the other idles) and ends at 4. The default mode gives job 2 both servers from t = 2:
+    it ends at 2 + 2 / 2^0.3.
+    """
+    kwargs: dict[str, Any] = {"jobs": [1.0, 2.0, 3.0], "n_servers": 2.0, "speedup": 0.3}
+    fast = run_fast(ENV, "hell", 0, keep_completions=True, allocation="fractions", **kwargs)
+    np.testing.assert_allclose(fast.completion, [1.0, 2.0, 4.0], rtol=1e-12)
+    assert fast.metrics["mean_response_time"] == pytest.approx(7.0 / 3.0, rel=1e-12)
+    normalized = run_fast(ENV, "hell", 0, keep_completions=True, **kwargs)
+    assert normalized.completion is not None
+    np.testing.assert_allclose(normalized.completion, [1.0, 2.0, 2.0 + 2.0 / 2.0**0.3], rtol=1e-12)
+
+
+@pytest.mark.parametrize("allocation", ["normalized", "fractions"])
+def test_outside_jobs_without_servers_get_a_zero_group_weight(allocation: str) -> None:
+    """KNEE spends every server inside the window here, so the group's weight is the sum of zeros: exactly 0.
+
+    (Computing it as 1 minus the window's share once rounded it to -1e-16, which made rates NaN and the
+    loop never end.)
+    """
+    kwargs = {
+        "mode": "online", "n_arrivals": 600, "load": 3.0, "n_servers": 1e4, "speedup": 0.5, "max_jobs": 32,
+        "allocation": allocation,
+    }  # fmt: skip
+    policy = Knee(alpha=1.5e-6)
+    fast = run_fast(ENV, policy, 0, keep_completions=True, **kwargs)
+    completion, episode = completions_of_evaluate(policy, 0, **kwargs)
+    assert episode.metrics["overflow_fraction"] > 0.3
+    assert_same_episode(fast, completion, episode)
+
+
 def test_fast_path_draws_the_env_workload() -> None:
     kwargs = {"mode": "online", "n_arrivals": 50}
     env = gym.make(ENV, **kwargs)
