@@ -14,7 +14,10 @@ seed or config) through the same ``run_tasks``.
   exits as well, since the last process holding its pipe is gone.
 - ``ray``: joins the cluster at ``address`` (``"auto"``, ``"ray://host:10001"``, ...) or starts a
   local Ray instance with ``workers`` CPUs when ``address`` is None, and shuts the local one down
-  afterwards. Every node must have schedenv installed (the tasks import it).
+  afterwards. Every node must have schedenv installed (the tasks import it). The local instance dies
+  with its driver, even on ``kill -9``: Ray itself kills its GCS server, raylet and workers then
+  (it starts them with ``PR_SET_PDEATHSIG``), and ``schedenv.reaper`` kills the raylet's two agents,
+  which would otherwise linger for a minute; a cluster joined at ``address`` is left alone.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, TypeVar
 
+from schedenv import reaper as reaper_module
 from schedenv.validation import check_choice, check_int
 
 BACKENDS: tuple[str, ...] = ("local", "ray")
@@ -124,9 +128,12 @@ def _run_ray(
             f"backend='ray' needs the ray package ({error}); install the dist extra: pip install -e '.[dist]'"
         ) from error
     started_here = not ray.is_initialized()
+    reaper = None
     if started_here:
         if address is None:
+            before = reaper_module.children(os.getpid())
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            reaper = reaper_module.start(reaper_module.children(os.getpid()) - before)
         else:
             ray.init(address=address, log_to_driver=False, configure_logging=False)
     try:
@@ -139,3 +146,4 @@ def _run_ray(
     finally:
         if started_here:
             ray.shutdown()
+            reaper_module.release(reaper)

@@ -122,15 +122,42 @@ def check_scale_array(name: str, values: Any) -> np.ndarray:
     return array
 
 
-def check_time_resolution(name: str, arrivals: np.ndarray, sizes: np.ndarray) -> None:
-    """Refuse a job set whose smallest size float64 cannot resolve against its horizon (``MAX_TIME_RATIO``)."""
+def check_time_resolution(
+    name: str, arrivals: np.ndarray, sizes: np.ndarray, shortest: np.ndarray | None = None
+) -> None:
+    """Refuse a job set whose shortest job float64 cannot resolve against its horizon (``MAX_TIME_RATIO``).
+
+    The horizon is bounded by the latest arrival plus the total size (every job run one after another);
+    ``shortest`` is each job's shortest possible run time when it differs from its size (a moldable job
+    on many processors), else the sizes themselves.
+    """
     horizon = float(np.max(arrivals, initial=0.0)) + float(np.sum(sizes))
-    smallest = float(np.min(sizes))
-    if horizon > MAX_TIME_RATIO * smallest:
+    times, what = (sizes, "smallest size") if shortest is None else (shortest, "shortest run time")
+    index = int(np.argmin(times))
+    smallest = float(times[index])
+    if not horizon <= MAX_TIME_RATIO * smallest:
         raise ValueError(
             f"{name} is not allowed: its horizon (latest arrival + total size = {horizon:g}) exceeds "
-            f"{MAX_TIME_RATIO:g} times its smallest size ({smallest:g}), which float64 times cannot resolve; "
-            "rescale the sizes or split the job set"
+            f"{MAX_TIME_RATIO:g} times its {what} (job {index}: {smallest:g}), which float64 times cannot "
+            "resolve; rescale the sizes or split the job set"
+        )
+
+
+MAX_MEAN_HORIZON = 1e9
+"""Largest expected length of a drawn Poisson stream in mean job times: n_arrivals / load (the stream
+spans n_arrivals / lambda = n_arrivals / load mean service times). Float64 then resolves a job of mean
+size to about 1e-7 of itself, and one 1000 times shorter still to 1e-4; beyond it short jobs' response
+times lose their digits (at load=1e-300 every response time comes out as 0 and the mean slowdown as 0)."""
+
+
+def check_stream_horizon(load: float, n_arrivals: int) -> None:
+    """Refuse a load so low that ``n_arrivals`` Poisson arrivals outrun float64 clocks (``MAX_MEAN_HORIZON``)."""
+    if n_arrivals > MAX_MEAN_HORIZON * load:
+        raise ValueError(
+            f"load={load!r} is not allowed with n_arrivals={n_arrivals}: the stream would span about "
+            f"n_arrivals / load = {n_arrivals / load:.3g} mean job times, more than {MAX_MEAN_HORIZON:g} "
+            f"(MAX_MEAN_HORIZON), beyond which float64 clocks cannot resolve short jobs; use load >= "
+            f"{n_arrivals / MAX_MEAN_HORIZON:.3g} or fewer arrivals"
         )
 
 
@@ -197,10 +224,21 @@ def as_real_array(name: str, values: Any, *, allow_bool: bool = False) -> np.nda
             f"{name}={values!r} is not allowed; it must be an array of real numbers with one shape (not ragged)"
         ) from error
     kinds = "iuf" + ("b" if allow_bool else "")
+    if not allow_bool and raw.dtype.kind in "iuf" and isinstance(values, (list, tuple)) and _holds_bool(values):
+        raise ValueError(f"{name}={values!r} is not allowed; it holds booleans, and must be an array of real numbers")
     if raw.dtype.kind not in kinds:
         what = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes"}.get(raw.dtype.kind, "objects")
         raise ValueError(f"{name}={values!r} is not allowed; it holds {what}, and must be an array of real numbers")
     return raw.astype(np.float64, copy=False)
+
+
+def _holds_bool(values: Any) -> bool:
+    """Whether a nested list holds a boolean (NumPy reads ``[(0.0, True)]`` as floats)."""
+    if isinstance(values, (list, tuple)):
+        return any(_holds_bool(value) for value in values)
+    if isinstance(values, np.ndarray):
+        return values.dtype.kind == "b"
+    return isinstance(values, (bool, np.bool_))
 
 
 def check_positive_array(name: str, values: Any) -> np.ndarray:

@@ -58,16 +58,27 @@ def reseed_copies(
         mask = np.asarray(options["reset_mask"], dtype=np.bool_)
         if mask.shape != (n,):
             raise ValueError(f"options['reset_mask'] has shape {mask.shape}; expected ({n},)")
-    if isinstance(seed, (bool, np.bool_)):
-        raise ValueError(f"seed={seed!r} is not allowed; give an integer >= 0, a list of num_envs seeds or None")
-    if seed is None or isinstance(seed, (int, np.integer)):
-        seeds: list[int | None] = [None if seed is None else int(seed) + i for i in range(n)]
-    else:
+    if seed is None:
+        seeds: list[int | None] = [None] * n
+    elif isinstance(seed, (int, np.integer)) and _is_seed(seed):
+        seeds = [int(seed) + i for i in range(n)]
+    elif isinstance(seed, (list, tuple, np.ndarray)):
         seeds = list(seed)
         if len(seeds) != n:
             raise ValueError(f"seed has {len(seeds)} entries; expected num_envs={n}")
+        bad = [s for s in seeds if s is not None and not _is_seed(s)]
+        if bad:
+            raise ValueError(f"seed={seed!r} is not allowed: entry {bad[0]!r} is not an integer >= 0 or None")
+        seeds = [None if s is None else int(s) for s in seeds]  # Gymnasium's seeding takes Python integers
+    else:
+        raise ValueError(f"seed={seed!r} is not allowed; give an integer >= 0, a list of num_envs seeds or None")
     indices = np.flatnonzero(mask)
     for i in indices:
         if seeds[i] is not None or generators[i] is None:
             generators[i] = seeding.np_random(seeds[i])[0]
     return indices
+
+
+def _is_seed(value: Any) -> bool:
+    """An integer >= 0 (Python or NumPy; not a boolean), as ``np.random.default_rng`` takes."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and bool(value >= 0)

@@ -41,6 +41,31 @@ def _exp(x: float) -> float:
     return math.exp(x) if x < 709.0 else math.inf
 
 
+MAX_TAIL_INDEX = 1000.0
+"""Largest Pareto tail index alpha: a Pareto law with alpha = 1000 is already within 0.1 % of its lower
+bound (use ``Deterministic`` instead); above it the moment formulas cancel digits ((alpha - 1)^2 (alpha - 2)
+overflows at alpha near 5e102, and BoundedPareto's alpha log k terms grow without bound)."""
+
+MIN_SPREAD = 1e-9
+"""Smallest 1 - (lower/upper)^alpha a BoundedPareto may have: its inverse-transform draw scales U by it,
+and float64 rounding (1e-16) must stay small against it (1e-7 relative here)."""
+
+MAX_HYPEREXPONENTIAL_SCV = 1e8
+"""Largest C² of the balanced-means hyperexponential: its rare phase has probability about 1 / (2 C²),
+computed as 1 - q1, which keeps about 1e-8 relative precision at C² = 1e8."""
+
+
+def check_tail_index(name: str, value: Any) -> float:
+    """Return ``value`` if it is a tail index alpha in (0, ``MAX_TAIL_INDEX``]."""
+    alpha = check_positive(name, value)
+    if alpha > MAX_TAIL_INDEX:
+        raise ValueError(
+            f"{name}={value!r} is not allowed; a tail index must lie in (0, {MAX_TAIL_INDEX:g}] (above it the law is "
+            "a point mass within 0.1 %: use Deterministic)"
+        )
+    return alpha
+
+
 class Distribution(ABC):
     """A nonnegative random variable (job size, duration or inter-arrival time)."""
 
@@ -104,8 +129,16 @@ class Pareto(Distribution):
     """
 
     def __init__(self, alpha: float, scale: float = 1.0) -> None:
-        self.alpha = check_positive("alpha", alpha)
+        self.alpha = check_tail_index("alpha", alpha)
         self.scale = check_scale("scale", scale)
+        # The largest draw is scale * 2^(53 / alpha), as 1 - U >= 2^-53 (``sample``); it must stay a size.
+        room = math.log(SCALE_RANGE[1] / self.scale)
+        if 53.0 * math.log(2.0) / self.alpha > room:
+            least = math.ceil(53.0 * math.log(2.0) / room * 1e4) / 1e4 if room > 0 else math.inf  # rounded up
+            raise ValueError(
+                f"alpha={alpha!r} is not allowed with scale={scale!r}: the largest draw, scale * 2^(53/alpha), would "
+                f"exceed {SCALE_RANGE[1]:g} (SCALE_RANGE); alpha must be >= {least:g} for this scale"
+            )
 
     def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
         # Inverse transform on 1 - U in (0, 1] keeps every draw finite.
@@ -138,11 +171,31 @@ class BoundedPareto(Distribution):
     """
 
     def __init__(self, lower: float, upper: float, alpha: float) -> None:
-        self.lower = check_positive("lower", lower)
-        self.upper = check_positive("upper", upper)
-        self.alpha = check_positive("alpha", alpha)
+        self.lower = check_scale("lower", lower)
+        self.upper = check_scale("upper", upper)
+        self.alpha = check_tail_index("alpha", alpha)
         if not self.upper > self.lower:
             raise ValueError(f"upper={upper!r} is not allowed; it must exceed lower={lower!r}")
+        # ``sample`` scales U by 1 - (k/p)^alpha: below MIN_SPREAD float64 rounding swamps it.
+        spread = -math.expm1(self.alpha * math.log(self.lower / self.upper))
+        if spread < MIN_SPREAD:
+            raise ValueError(
+                f"alpha={alpha!r} with lower={lower!r} and upper={upper!r} is not allowed: 1 - (lower/upper)^alpha = "
+                f"{spread:.3g} is below {MIN_SPREAD:g}, so float64 draws would collapse onto lower; widen "
+                "[lower, upper] or raise alpha"
+            )
+
+    @classmethod
+    def for_moments(cls, lower: float, upper: float, alpha: float) -> BoundedPareto:
+        """B(lower, upper, alpha) without the range checks, to read its moments only.
+
+        Root searches over the lower bound (``with_mean``, ``schedenv.analysis.tags.paper_size_dist``)
+        visit bounds far below ``SCALE_RANGE``, where the moments (computed in logs) are still exact;
+        draw only from a law built by the constructor.
+        """
+        law = cls.__new__(cls)
+        law.lower, law.upper, law.alpha = lower, upper, alpha
+        return law
 
     @classmethod
     def with_mean(cls, mean: float, alpha: float = 1.0, upper: float = 1e10) -> BoundedPareto:
@@ -151,17 +204,29 @@ class BoundedPareto(Distribution):
         The TAGS paper fixes the mean at 3000 and the upper bound at 10^10 or 10^7; for
         alpha = 1 and upper = 10^10 this gives k ≈ 167.
         """
-        mean = check_positive("mean", mean)
-        alpha = check_positive("alpha", alpha)
-        upper = check_positive("upper", upper)
+        mean = check_scale("mean", mean)
+        alpha = check_tail_index("alpha", alpha)
+        upper = check_scale("upper", upper)
         if not mean < upper:
             raise ValueError(f"mean={mean!r} is not allowed; it must be below upper={upper!r}")
 
         def excess(log_lower: float) -> float:
-            return math.log(cls(math.exp(log_lower), upper, alpha).mean) - math.log(mean)
+            return math.log(cls.for_moments(math.exp(log_lower), upper, alpha).mean) - math.log(mean)
 
-        log_lower = optimize.brentq(excess, math.log(upper) - 700.0, math.log(mean), xtol=1e-14)
-        return cls(math.exp(log_lower), upper, alpha)
+        low, high = math.log(upper) - 700.0, math.log(mean)
+        if not excess(low) < 0:  # the mean only falls as k does; here it is still above the target
+            smallest = cls.for_moments(math.exp(low), upper, alpha).mean
+            raise ValueError(
+                f"mean={mean!r} is not allowed with alpha={alpha!r} and upper={upper!r}: no lower bound gives it (even "
+                f"lower={math.exp(low):.3g} gives a mean of {smallest:.6g}); raise the mean or alpha, or lower upper"
+            )
+        lower = math.exp(optimize.brentq(excess, low, high, xtol=1e-14))
+        if not lower >= SCALE_RANGE[0]:
+            raise ValueError(
+                f"mean={mean!r} is not allowed with alpha={alpha!r} and upper={upper!r}: it needs a lower bound of "
+                f"{lower:.3g}, below {SCALE_RANGE[0]:g} (SCALE_RANGE); raise the mean or alpha, or lower upper"
+            )
+        return cls(lower, upper, alpha)
 
     def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
         u = rng.random(size)
@@ -212,8 +277,11 @@ class HyperExponential(Distribution):
     def __init__(self, mean: float, scv: float) -> None:
         self._mean = check_scale("mean", mean)
         self._scv = check_positive("scv", scv)
-        if self._scv < 1:
-            raise ValueError(f"scv={scv!r} is not allowed; a hyperexponential needs C² >= 1")
+        if not 1 <= self._scv <= MAX_HYPEREXPONENTIAL_SCV:
+            raise ValueError(
+                f"scv={scv!r} is not allowed; a hyperexponential needs 1 <= C² <= {MAX_HYPEREXPONENTIAL_SCV:g} "
+                "(beyond, its rare phase's probability, about 1 / (2 C²), loses its digits to float64 rounding)"
+            )
         q1 = 0.5 * (1.0 + math.sqrt((self._scv - 1.0) / (self._scv + 1.0)))
         self.probabilities = np.array([q1, 1.0 - q1])
         self.means = self._mean / (2.0 * self.probabilities)
@@ -363,7 +431,7 @@ class PoissonArrivals:
     rate: float
 
     def __post_init__(self) -> None:
-        check_positive("rate", self.rate)
+        check_scale("rate", self.rate)
 
     @classmethod
     def for_load(cls, load: float, mean_size: float, capacity: float = 1.0) -> PoissonArrivals:
@@ -375,7 +443,14 @@ class PoissonArrivals:
         load = check_positive("load", load)
         mean_size = check_positive("mean_size", mean_size)
         capacity = check_positive("capacity", capacity)
-        return cls(rate=load * capacity / mean_size)
+        rate = load * capacity / mean_size
+        low, high = SCALE_RANGE
+        if not low <= rate <= high:
+            raise ValueError(
+                f"load={load!r} with mean_size={mean_size!r} and capacity={capacity!r} is not allowed: the arrival "
+                f"rate load * capacity / mean_size = {rate:.3g} must lie in [{low:g}, {high:g}] (SCALE_RANGE)"
+            )
+        return cls(rate=rate)
 
     def interarrival_times(self, rng: np.random.Generator, size: int) -> FloatArray:
         """``size`` i.i.d. exponential gaps of mean 1 / rate."""

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from schedenv.moldable.env import MoldableEnv
+from schedenv.multiserver.env import MultiserverJobEnv
 from schedenv.multiserver.trace import read_swf_jobs
 from schedenv.traces import MAX_SWF_TIME, SWFSkipWarning, parse_swf, read_replay, replay_jobs
 
@@ -144,3 +145,18 @@ def test_streamed_reading_keeps_memory_near_the_kept_jobs(tmp_path: Path) -> Non
     assert len(replay.submit) == 100
     assert size > 5_000_000
     assert peak < size / 20  # well under the file's size (parse_swf would hold 100,000 x 18 floats)
+
+
+@pytest.mark.parametrize("run", ["1e-300", "1e-6"])
+def test_a_run_time_the_replay_cannot_resolve_is_refused(tmp_path: Path, run: str) -> None:
+    """The policy admits any run time in [0, MAX_SWF_TIME]; against submit times near 1e7 s, 1e-300 s and 1 us
+    are lost to float64 rounding (1e-300 s to a zero response time), so the replay refuses the trace, naming it.
+    The multiserver replay rescales arrival times to its load first, so only 1e-300 s is beyond it there."""
+    path = write(tmp_path, [*GOOD, job(10, 9_999_000, run, 2)])
+    with pytest.raises(ValueError, match=r"trace is not allowed: .* times its shortest run time \(job 4: "):
+        MoldableEnv(trace=str(path))
+    if run == "1e-300":
+        with pytest.raises(ValueError, match=r"trace is not allowed: .* times its smallest size \(job 4: 1e-300\)"):
+            MultiserverJobEnv(trace=str(path), n_servers=8)
+    else:
+        assert MultiserverJobEnv(trace=str(path), n_servers=8).jobs is not None

@@ -18,6 +18,7 @@ from scipy import integrate, stats
 
 from schedenv import workloads
 from schedenv.workloads import (
+    MAX_TAIL_INDEX,
     Amdahl,
     BoundedPareto,
     Choice,
@@ -185,6 +186,30 @@ def test_pareto_draws_are_finite_and_above_scale() -> None:
     x = Pareto(alpha=0.8, scale=3.0).sample(np.random.default_rng(0), 100_000)
     assert np.isfinite(x).all()
     assert x.min() >= 3.0
+
+
+def test_pareto_tail_index_range_keeps_every_draw_a_size() -> None:
+    """The smallest allowed alpha puts the largest possible draw, 1 - U = 2^-53, just inside SCALE_RANGE."""
+    least = 53 * math.log(2) / math.log(1e100 / 4.0)
+    Pareto(alpha=least * (1 + 1e-12), scale=4.0)
+    with pytest.raises(ValueError, match=f"alpha must be >= {math.ceil(least * 1e4) / 1e4:g} for this scale"):
+        Pareto(alpha=least * (1 - 1e-12), scale=4.0)
+    largest = 4.0 * (2.0**-53) ** (-1.0 / (least * (1 + 1e-12)))  # the sampling formula at 1 - U = 2^-53
+    assert math.isfinite(largest) and 1e99 < largest <= 1e100
+    steep = Pareto(alpha=MAX_TAIL_INDEX, scale=2.0)  # the largest tail index: finite moments, draws near the scale
+    assert steep.variance == pytest.approx(4.0 * 1000 / (999**2 * 998), rel=1e-12)
+    assert steep.sample(np.random.default_rng(0), 1000).max() < 2.0 * 1.04
+
+
+def test_bounded_pareto_extremes_inside_the_ranges_sample_their_law() -> None:
+    """Wide bounds with a small alpha (nearly log-uniform) and bounds only MIN_SPREAD apart stay exact."""
+    wide = BoundedPareto(1e-100, 1e100, 1e-3)
+    x = wide.sample(np.random.default_rng(1), 20_000)
+    assert (x >= 1e-100).all() and (x <= 1e100).all()
+    assert stats.kstest(np.log(x[:5000]), lambda v: wide.cdf(np.exp(v))).pvalue > 1e-3
+    narrow = BoundedPareto(1.0, 1.0 + 2.2e-9, 0.5)  # 1 - (lower/upper)^alpha = 1.1e-9, just above MIN_SPREAD
+    y = narrow.sample(np.random.default_rng(2), 20_000)
+    assert ((y >= 1.0) & (y <= 1.0 + 2.2e-9)).all() and 0.49 < ((y - 1.0) / 2.2e-9).mean() < 0.51
 
 
 # --------------------------------------------------------------------------- bounded Pareto
@@ -384,7 +409,21 @@ BAD_PARAMETERS: list[tuple[Callable[[], object], str]] = [
     (lambda: Choice([]), "values"),
     (lambda: Empirical([1.0, NAN]), "samples[1]=nan"),
     (lambda: Empirical([1.0, 0.0]), "samples[1]=0.0"),
+    (lambda: Pareto(alpha=1e-300), "alpha=1e-300"),
+    (lambda: Pareto(alpha=0.15), "alpha must be >= 0.1596"),  # draws up to 2^(53/0.15) > 1e100
+    (lambda: Pareto(alpha=1e300), "alpha=1e+300"),
+    (lambda: BoundedPareto(1e-300, 5.0, 1.0), "lower=1e-300"),
+    (lambda: BoundedPareto(1.0, 1e300, 1.0), "upper=1e+300"),
+    (lambda: BoundedPareto(1.0, 5.0, 1e300), "alpha=1e+300"),
+    (lambda: BoundedPareto(1.0, 1e6, 1e-12), "alpha=1e-12 with lower=1.0 and upper=1000000.0"),
+    (lambda: BoundedPareto(1.0, 1.0 + 1e-12, 1.0), "1 - (lower/upper)^alpha"),
+    (lambda: BoundedPareto.with_mean(1e-300), "mean=1e-300"),
+    (lambda: BoundedPareto.with_mean(3000.0, alpha=1e-3), "mean=3000.0 is not allowed with alpha=0.001"),
+    (lambda: BoundedPareto.with_mean(3000.0, alpha=1e300), "alpha=1e+300"),
+    (lambda: HyperExponential(mean=1.0, scv=1e300), "scv=1e+300"),
     (lambda: PoissonArrivals(0.0), "rate=0.0"),
+    (lambda: PoissonArrivals(1e-300), "rate=1e-300"),
+    (lambda: PoissonArrivals.for_load(1e-300, 1.0), "load=1e-300 with mean_size=1.0"),
     (lambda: PoissonArrivals.for_load(0.5, math.inf), "mean_size=inf"),
     (lambda: PoissonArrivals.for_load(-0.5, 1.0), "load=-0.5"),
     (lambda: PoissonArrivals.for_load(0.5, 1.0, capacity=0), "capacity=0"),

@@ -30,7 +30,7 @@ from scipy import optimize
 
 from schedenv.analysis.queueing import lwr_analysis, moment, partial_moment, support_bracket
 from schedenv.analysis.tags_chain import ChainObjective, chain_optimal_log_cutoffs
-from schedenv.validation import check_choice, check_int, check_positive
+from schedenv.validation import SCALE_RANGE, check_choice, check_int, check_positive
 from schedenv.workloads import BoundedPareto, Distribution
 
 TagsObjective = Literal["slowdown", "waiting_time", "fairness"]
@@ -90,10 +90,16 @@ def paper_size_dist(alpha: float, upper: float = 1e10, mean: float = 3000.0) -> 
         raise ValueError(f"mean={mean!r} is not allowed; it must be below upper={upper!r}")
 
     def gap(log_lower: float) -> float:
-        return math.log(BoundedPareto(math.exp(log_lower), upper, alpha).mean) - math.log(mean)
+        return math.log(BoundedPareto.for_moments(math.exp(log_lower), upper, alpha).mean) - math.log(mean)
 
     floor = max(math.log(upper) - 700.0, -600.0 / alpha)
-    return BoundedPareto(math.exp(optimize.brentq(gap, floor, math.log(mean), xtol=1e-14)), upper, alpha)
+    lower = math.exp(optimize.brentq(gap, floor, math.log(mean), xtol=1e-14))
+    if not lower >= SCALE_RANGE[0]:
+        raise ValueError(
+            f"alpha={alpha!r} is not allowed with mean={mean!r} and upper={upper!r}: it needs a lower bound of "
+            f"{lower:.3g}, below {SCALE_RANGE[0]:g} (SCALE_RANGE); raise alpha"
+        )
+    return BoundedPareto(lower, upper, alpha)
 
 
 def _host_terms(

@@ -28,6 +28,7 @@ from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
 from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
 from schedenv.dispatch.workload import default_size_dist, parse_jobs
+from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
 from schedenv.validation import (
     MAX_JOBS,
     MAX_SERVERS,
@@ -37,6 +38,7 @@ from schedenv.validation import (
     check_int,
     check_nonnegative,
     check_positive,
+    check_stream_horizon,
     reject_unknown_kwargs,
 )
 from schedenv.workloads import Distribution, PoissonArrivals, poisson_job_stream
@@ -194,7 +196,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     | time_limits            | 4 per decade over sizes   | increasing kill limits; ``inf`` is appended            |
     | objective              | "slowdown"                | or "response_time", "waiting_time", "waiting_slowdown" |
     | max_jobs               | 4                         | K, window slots per queue                              |
-    | render_mode            | None                      | "ansi" or "rgb_array"                                  |
+    | render_mode            | None                      | "ansi", "rgb_array" or "human" (pygame)                |
     | invalid_action         | "fallback"                | "raise", "fallback" or "penalty" (see Action Space)    |
     | invalid_action_penalty | 1.0                       | subtracted from a masked action's reward ("penalty")   |
     | observe_params         | False                     | append the scenario's parameters to the observation    |
@@ -213,7 +215,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
       and the compiled core.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(
         self,
@@ -257,9 +259,10 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self.max_jobs = check_int("max_jobs", max_jobs, minimum=0, maximum=MAX_WINDOW)
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
         self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
-        self.render_mode = (
-            None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
-        )
+        self.render_mode = check_render_mode(render_mode)
+        self._display = HumanWindow(self.metadata["render_fps"]) if self.render_mode == "human" else None
+        if self.jobs is None:
+            check_stream_horizon(self.load, self.n_arrivals)
         self.arrival_process = PoissonArrivals.for_load(self.load, self.size_dist.mean, float(self.n_hosts))
         self.scale = float(self.jobs[1].mean()) if self.jobs is not None else float(self.size_dist.mean)
         self.size_class_bounds = _size_class_bounds(self.size_dist, self.jobs)
@@ -296,6 +299,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
             arrivals, sizes = poisson_job_stream(self.n_arrivals, self.arrival_process, self.size_dist, self.np_random)
         params = DispatchParams(self.n_hosts, self.time_limits, self.objective, arrivals, sizes, self.size_class_bounds)
         self._core = core = FastCore(params, self.layout)
+        if self._display is not None:
+            self.render()
         return core.observation(), self._info(core, [], False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -310,6 +315,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         reward = -outcome.accrued
         if invalid and self.invalid_action == "penalty":
             reward -= self.invalid_action_penalty
+        if self._display is not None:
+            self.render()
         return core.observation(), reward, core.done, False, info
 
     def render(self) -> Any:
@@ -317,7 +324,15 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
             return None
         if self.render_mode == "ansi":
             return render_text(self._core.sim)
-        return render_queues(self._core.sim)
+        picture = render_queues(self._core.sim)
+        if self._display is not None:
+            self._display.show(picture)
+            return None
+        return picture
+
+    def close(self) -> None:
+        if self._display is not None:
+            self._display.close()
 
     # ----------------------------------------------------------------- for baselines and agents
     @property

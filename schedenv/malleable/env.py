@@ -14,6 +14,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
 from schedenv.malleable.core import (
     ALLOCATION_MODES,
     GLOBAL_FEATURES,
@@ -36,6 +37,7 @@ from schedenv.validation import (
     check_positive,
     check_probability,
     check_scale,
+    check_stream_horizon,
     reject_unknown_kwargs,
 )
 from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup
@@ -148,7 +150,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     | speedup        | 0.5               | p for s(k) = k^p, or a ``Speedup`` / callable                          |
     | objective      | "slowdown"        | "slowdown" or "flow_time"                                              |
     | max_jobs       | 16                | window size K                                                          |
-    | render_mode    | None              | "ansi" or "rgb_array"                                                  |
+    | render_mode    | None              | "ansi", "rgb_array" or "human" (pygame)                                |
     | allocation     | "normalized"      | "normalized" (every server busy) or "fractions" (see Action Space)     |
     | observe_params | False             | append p, load, objective, log N (see Observation Space)               |
     | p_range        | None              | (lo, hi): p ~ U[lo, hi) drawn at every reset; replaces ``speedup``'s p |
@@ -168,7 +170,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
       added later (defaults unchanged).
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(
         self,
@@ -192,9 +194,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self.n_servers = check_scale("n_servers", n_servers)
         self.speedup = as_speedup(speedup, max_servers=self.n_servers)
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
-        self.render_mode = (
-            None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
-        )
+        self.render_mode = check_render_mode(render_mode)
+        self._display = HumanWindow(self.metadata["render_fps"]) if self.render_mode == "human" else None
         if size_dist is not None and not isinstance(size_dist, Distribution):
             raise ValueError(f"size_dist={size_dist!r} is not allowed; it must be a schedenv.workloads.Distribution")
         self.size_dist = size_dist if size_dist is not None else Pareto(alpha=1.5)
@@ -246,6 +247,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
                 f"size_dist={self.size_dist!r} has an infinite mean, so load={self.load!r} is undefined "
                 "in online mode; use a size distribution with a finite mean (e.g. Pareto alpha > 1)"
             )
+        check_stream_horizon(self.load, self.n_arrivals)
         if self.load >= 1:
             if isinstance(self.speedup, Power) and self.speedup.p == 1.0:
                 raise ValueError(
@@ -270,13 +272,15 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self._params_observed = self.scenario_features() if self.observe_params else None
         self._records, self._epochs, self._overflow_epochs, self._history = [], 0, 0, []
         self._count_overflow()
+        if self._display is not None:
+            self.render()
         return self._observation(), self._info([])
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
         core = self._require_core()
         if core.done:
             raise RuntimeError("the episode has ended; call reset()")
-        before = (core.time, core.state.job_id) if self.render_mode == "rgb_array" else None
+        before = (core.time, core.state.job_id) if self.render_mode in ("rgb_array", "human") else None
         outcome, theta = core.step(action)
         if before is not None:
             self._history.append((before[0], core.time, before[1], theta.copy()))
@@ -287,6 +291,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         info = self._info(outcome.completed)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
+        if self._display is not None:
+            self.render()
         return self._observation(), -outcome.accrued_objective, terminated, False, info
 
     def render(self) -> Any:
@@ -294,7 +300,15 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             return None
         if self.render_mode == "ansi":
             return render_text(self._core.state, self._core.window, self.n_servers)
-        return render_allocation(self._history, self._core.time)
+        picture = render_allocation(self._history, self._core.time)
+        if self._display is not None:
+            self._display.show(picture)
+            return None
+        return picture
+
+    def close(self) -> None:
+        if self._display is not None:
+            self._display.close()
 
     # ----------------------------------------------------------------- for baselines and agents
     @property

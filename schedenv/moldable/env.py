@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
 from schedenv.moldable.core import (
     DEFAULT_MAX_RUNNING,
     GLOBAL_FEATURES,
@@ -204,7 +205,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     | invalid_action   | "fallback"| "raise", "fallback" or "penalty" (see Action Space)               |
     | invalid_action_penalty | 1.0 | subtracted from the reward of a masked action's step ("penalty")  |
     | observe_params   | False     | append the scenario parameters to the observation                 |
-    | render_mode      | None      | "ansi" or "rgb_array"                                             |
+    | render_mode      | None      | "ansi", "rgb_array" or "human" (pygame)                           |
 
     The paper's Table 1 example (3 jobs, 3 processors):
 
@@ -228,7 +229,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
       ``observe_params``, ``max_running`` and the batched env (``vector.py``).
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(
         self,
@@ -249,9 +250,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     ) -> None:
         if jobs is not None and trace is not None:
             raise ValueError("jobs and trace were both given; give one of them")
-        self.render_mode = (
-            None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
-        )
+        self.render_mode = check_render_mode(render_mode)
+        self._display = HumanWindow(self.metadata["render_fps"]) if self.render_mode == "human" else None
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.max_running = check_int("max_running", max_running, minimum=0, maximum=MAX_WINDOW)
         self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
@@ -290,6 +290,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
             if self.fixed_jobs is not None
             else check_int("n_jobs", n_jobs if n_jobs is not None else DEFAULT_N_JOBS, maximum=MAX_JOBS)
         )
+        if self.generator is not None:
+            self.generator.check_resolution(self.n_jobs, self.n_procs)
         self.slot_features, self.slots_start = SLOT_FEATURES, 0
         self.params = scenario_params(self.n_procs, self.generator, self.fixed_jobs)
         """The scenario parameters (float32; appended to the observation with ``observe_params``)."""
@@ -316,6 +318,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         self._core = FastCore(job_set, self.max_jobs, self.time_scale, self.max_running)
         self._records, self._epochs, self._overflow_epochs = [], 0, 0
         self._count_epoch()
+        if self._display is not None:
+            self.render()
         return self._observation(), self._info([], invalid=False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -341,6 +345,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         reward = -outcome.accrued_objective
         if invalid and self.invalid_action == "penalty":
             reward -= self.invalid_action_penalty
+        if self._display is not None:
+            self.render()
         return self._observation(), reward, terminated, False, info
 
     def render(self) -> Any:
@@ -348,7 +354,15 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
             return None
         if self.render_mode == "ansi":
             return render_text(self.state)
-        return render_gantt(self._records, self.state)
+        picture = render_gantt(self._records, self.state)
+        if self._display is not None:
+            self._display.show(picture)
+            return None
+        return picture
+
+    def close(self) -> None:
+        if self._display is not None:
+            self._display.close()
 
     # ----------------------------------------------------------------- actions
     @property

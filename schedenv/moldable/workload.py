@@ -35,9 +35,10 @@ import numpy as np
 
 from schedenv.traces import ReplayJobs
 from schedenv.validation import (
+    MAX_TIME_RATIO,
+    SCALE_RANGE,
     check_int,
     check_nonnegative,
-    check_positive,
     check_scale,
     check_time_resolution,
     suggest,
@@ -88,6 +89,14 @@ class MoldableJobSet:
         """Job indices by submit time, ties by index."""
         return np.argsort(self.submit, kind="stable")
 
+    def shortest_runtimes(self) -> np.ndarray:
+        """Each job's run time on the count that runs it fastest: T_j(m) for a Downey job, a table's least entry."""
+        with np.errstate(invalid="ignore"):
+            fastest = np.asarray(self.L / DowneySpeedup.formula(float(self.n_procs), self.A, self.sigma), dtype=float)
+        for job, row in self.tables.items():
+            fastest[job] = row[np.isfinite(row)].min()
+        return fastest
+
 
 def power_of_two_request(A: np.ndarray, n_procs: int) -> np.ndarray:
     """The power of two nearest to A in log scale, within [1, n_procs]."""
@@ -130,12 +139,17 @@ class CirneWorkload:
 
     def __post_init__(self) -> None:
         check_scale("arrival_interval", self.arrival_interval)
-        check_positive("work_low", self.work_low)
-        check_positive("work_high", self.work_high)
+        check_scale("work_low", self.work_low)
+        check_scale("work_high", self.work_high)
         if not self.work_high >= self.work_low:
             raise ValueError(f"work_high={self.work_high!r} is not allowed; it must be >= work_low={self.work_low!r}")
         check_nonnegative("sigma_low", self.sigma_low)
         check_nonnegative("sigma_high", self.sigma_high)
+        if self.sigma_high > SCALE_RANGE[1]:
+            raise ValueError(
+                f"sigma_high={self.sigma_high!r} is not allowed; it must lie in [0, {SCALE_RANGE[1]:g}] (SCALE_RANGE, "
+                "as DowneySpeedup's sigma)"
+            )
         if not self.sigma_high >= self.sigma_low:
             raise ValueError(
                 f"sigma_high={self.sigma_high!r} is not allowed; it must be >= sigma_low={self.sigma_low!r}"
@@ -147,6 +161,23 @@ class CirneWorkload:
         if self.work_high == self.work_low:
             return self.work_low
         return (self.work_high - self.work_low) / math.log(self.work_high / self.work_low)
+
+    def check_resolution(self, n_jobs: int, n_procs: int) -> None:
+        """Refuse an arrival interval whose stream float64 clocks cannot resolve against the shortest job.
+
+        ``n_jobs`` arrivals span about ``n_jobs * arrival_interval`` seconds; no job runs shorter than
+        ``work_low / n_procs`` (its least work on every processor). Their ratio must stay within
+        ``MAX_TIME_RATIO``, the bound every explicit job set meets.
+        """
+        span, shortest = n_jobs * self.arrival_interval, self.work_low / n_procs
+        if not span <= MAX_TIME_RATIO * shortest:
+            raise ValueError(
+                f"arrival_interval={self.arrival_interval!r} is not allowed with n_jobs={n_jobs} and "
+                f"n_procs={n_procs}: the arrivals span about {span:.3g} s, more than {MAX_TIME_RATIO:g} times the "
+                f"shortest possible run time (work_low / n_procs = {shortest:.3g} s), which float64 clocks cannot "
+                "resolve; use "
+                f"arrival_interval <= {MAX_TIME_RATIO * shortest / n_jobs:.3g}"
+            )
 
     def work_load(self, n_procs: int) -> float:
         """E[L] / (arrival_interval m): the load if every job ran at perfect efficiency."""
@@ -179,7 +210,9 @@ def trace_jobs(replay: ReplayJobs, n_procs: int, sigma: float) -> MoldableJobSet
     A = replay.procs.astype(np.float64)
     sigmas = np.full(A.size, sigma)
     L = replay.run_time * DowneySpeedup.formula(A, A, sigmas)
-    return downey_jobs(replay.submit, L, A, sigmas, n_procs, requested=replay.procs)
+    jobs = downey_jobs(replay.submit, L, A, sigmas, n_procs, requested=replay.procs)
+    check_time_resolution("trace", replay.submit, replay.run_time, jobs.shortest_runtimes())
+    return jobs
 
 
 def parse_jobs(jobs: Sequence[Mapping[str, Any]], n_procs: int) -> MoldableJobSet:
@@ -215,8 +248,9 @@ def parse_jobs(jobs: Sequence[Mapping[str, Any]], n_procs: int) -> MoldableJobSe
         else:
             raise ValueError(f"jobs[{j}]={dict(job)!r} needs 'runtimes' {{procs: seconds}} or all of 'L', 'A', 'sigma'")
         requested[j] = _request(job.get("requested", default_request), n_procs, tables.get(j), j)
-    check_time_resolution("jobs", submit, size)
-    return MoldableJobSet(n_procs, submit, size, requested, L, A, sigma, tables)
+    job_set = MoldableJobSet(n_procs, submit, size, requested, L, A, sigma, tables)
+    check_time_resolution("jobs", submit, size, job_set.shortest_runtimes())
+    return job_set
 
 
 def _runtime_table(runtimes: Any, n_procs: int, name: str) -> np.ndarray:
@@ -229,7 +263,7 @@ def _runtime_table(runtimes: Any, n_procs: int, name: str) -> np.ndarray:
         )
         if procs > n_procs:
             raise ValueError(f"{name} has processor count {procs}, above n_procs={n_procs}")
-        row[procs - 1] = check_positive(f"{name}[{procs}]", seconds)
+        row[procs - 1] = check_scale(f"{name}[{procs}]", seconds)
     allowed = np.flatnonzero(np.isfinite(row))
     rises = np.flatnonzero(np.diff(row[allowed]) > 0)
     if rises.size:

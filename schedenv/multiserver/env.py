@@ -13,6 +13,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
 from schedenv.multiserver.fast import FastCore
 from schedenv.multiserver.kernel import pack_service_set
 from schedenv.multiserver.metrics import episode_metrics
@@ -38,6 +39,8 @@ from schedenv.validation import (
     check_int,
     check_nonnegative,
     check_positive,
+    check_stream_horizon,
+    check_time_resolution,
     reject_unknown_kwargs,
 )
 from schedenv.workloads import Choice, Distribution, Exponential
@@ -183,7 +186,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | action_mode            | "priority"       | "priority" or "select" (Discrete + masks, for MaskablePPO)   |
     | packing                | "serverfilling"  | priority mode: "serverfilling", "firstfit" or "greedy"       |
     | max_jobs               | 16               | window size K                                                |
-    | render_mode            | None             | "ansi" or "rgb_array"                                        |
+    | render_mode            | None             | "ansi", "rgb_array" or "human" (pygame)                      |
     | observe_params         | False            | append the scenario's parameters to the observation          |
     | invalid_action         | "fallback"       | select mode, masked actions: "fallback", "penalty", "raise"  |
     | invalid_action_penalty | 1.0              | subtracted from the reward of an invalid step ("penalty")    |
@@ -208,7 +211,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
       reward of a valid action; before it, masked select actions raised).
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(
         self,
@@ -241,9 +244,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if not isinstance(observe_params, bool):
             raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
         self.observe_params = observe_params
-        self.render_mode = (
-            None if render_mode is None else check_choice("render_mode", render_mode, ("ansi", "rgb_array"))
-        )
+        self.render_mode = check_render_mode(render_mode)
+        self._display = HumanWindow(self.metadata["render_fps"]) if self.render_mode == "human" else None
         for name, law in (("size_dist", size_dist), ("duration_dist", duration_dist)):
             if law is not None and not isinstance(law, Distribution):
                 raise ValueError(f"{name}={law!r} is not allowed; it must be a schedenv.workloads.Distribution")
@@ -267,6 +269,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self.arrival_rate = float("nan")
         """lambda of the Poisson stream (nan for a job set or trace)."""
         if self.jobs is None:
+            check_stream_horizon(self.load, self.n_arrivals)
             self.arrival_rate = self.workload.arrival_rate(self.load)
             if self.load >= 1:
                 warnings.warn(
@@ -326,6 +329,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self._core = FastCore(params, self.max_jobs, self.scale, self.size_known, self.packing, self._obs)
         self._records, self._epochs, self._overflow_epochs, self._total_flow = [], 0, 0, 0.0
         self._start_epoch()
+        if self._display is not None:
+            self.render()
         return self._obs.copy(), self._info([])
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -368,6 +373,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self._obs[SLOT_FEATURES * slot + 5] = 1.0
         self._obs[SLOT_FEATURES * self.max_jobs] = self._free / self.n_servers
         info = self._info([], invalid=invalid)
+        if self._display is not None:
+            self.render()
         return self._obs.copy(), -penalty if penalty else 0.0, False, False, info
 
     def render(self) -> Any:
@@ -375,7 +382,15 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
             return None
         if self.render_mode == "ansi":
             return render_text(self.state, self.window, self.selected, self.scale)
-        return render_servers(self.state, self.window)
+        picture = render_servers(self.state, self.window)
+        if self._display is not None:
+            self._display.show(picture)
+            return None
+        return picture
+
+    def close(self) -> None:
+        if self._display is not None:
+            self._display.close()
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
@@ -498,7 +513,9 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
             raise ValueError(
                 f"the trace has tasks needing {int(needs.max())} GPUs; n_servers={self.n_servers} is too small"
             )
-        return scale_to_load(arrivals, needs, durations, self.n_servers, self.load), needs, durations
+        arrivals = scale_to_load(arrivals, needs, durations, self.n_servers, self.load)
+        check_time_resolution("trace", arrivals, durations)
+        return arrivals, needs, durations
 
     def _check_scores(self, scores: np.ndarray) -> None:
         if scores.shape != (self.max_jobs,):
@@ -532,6 +549,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
         reward = -outcome.accrued_objective - penalty if penalty else -outcome.accrued_objective
+        if self._display is not None:
+            self.render()
         return self._obs.copy(), reward, terminated, False, info
 
     def _start_epoch(self) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from schedenv.validation import as_real_array, check_int, check_positive
+from schedenv.validation import as_real_array, check_int, check_positive, check_scale_array, check_time_resolution
 from schedenv.workloads import Choice, Distribution, Empirical, PoissonArrivals
 
 
@@ -67,8 +67,8 @@ def parse_server_needs(server_needs: Any, n_servers: int) -> Choice:
     too_big = values[(values < 1) | (values > n_servers)]
     if too_big.size:
         raise ValueError(
-            f"server need {too_big[0]:g} is not allowed; needs must lie in 1..n_servers={n_servers} "
-            "(a job cannot use more servers than exist)"
+            f"server_needs={values.tolist()} is not allowed: server need {too_big[0]:g} lies outside "
+            f"1..n_servers={n_servers} (a job cannot use more servers than exist)"
         )
     return law
 
@@ -177,10 +177,7 @@ def parse_jobs(jobs: Any, n_servers: int) -> tuple[np.ndarray, np.ndarray, np.nd
 
     Returns arrival times (sorted, stable), needs and durations.
     """
-    try:
-        array = np.asarray(jobs, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"jobs={jobs!r} is not allowed; give (need, duration) pairs or triples") from error
+    array = as_real_array("jobs", jobs)
     if array.ndim != 2 or array.shape[1] not in (2, 3) or array.shape[0] == 0:
         raise ValueError(
             f"jobs with shape {array.shape} is not allowed; give a non-empty list of (need, duration) pairs "
@@ -199,5 +196,7 @@ def parse_jobs(jobs: Any, n_servers: int) -> tuple[np.ndarray, np.ndarray, np.nd
     if bad_duration.any():
         i = int(np.flatnonzero(bad_duration)[0])
         raise ValueError(f"jobs[{i}] has duration {durations[i]:g}; durations must be finite and > 0")
+    check_scale_array("jobs[:, -1] (durations)", durations)
+    check_time_resolution("jobs", arrivals, durations)
     order = np.argsort(arrivals, kind="stable")
     return arrivals[order].copy(), needs[order].astype(np.int64), durations[order].copy()
