@@ -30,7 +30,8 @@ REGISTRY = ROOT / "benchmarks" / "claims.yaml"
 RESULTS = ROOT / "benchmarks" / "results"
 PAGE = ROOT / "docs" / "claims.md"
 PAPERS = {
-    "heSRPT": "Berg, Vesilo, Harchol-Balter, *heSRPT: Parallel scheduling to minimize mean slowdown* (2020)",
+    "heSRPT": "Berg, Vesilo, Harchol-Balter, *heSRPT: Parallel scheduling to minimize mean slowdown* "
+    "(Performance Evaluation 144, 2020)",
     "TAGS": "Harchol-Balter, *Task assignment with unknown duration* (JACM 2002)",
     "ServerFilling": "Grosof, Scully, Harchol-Balter, Scheller-Wolf, *Optimal scheduling in the multiserver-job "
     "model under heavy traffic* (POMACS 2022)",
@@ -103,10 +104,11 @@ def _fig5_at(p_index: int, name: str, test: Callable[[float], bool], text: str) 
 def _fig5_hell_like_srpt(table: list[dict[str, str]]) -> tuple[str, str]:
     rows = _by_p(table)
     similar = [p for p, r in rows.items() if abs(r["hell"] / r["srpt"] - 1) <= 0.1]
+    others = ", ".join(f"{r['hell'] / r['srpt']:.3g} at p = {p:g}" for p, r in rows.items() if p not in similar)
     return (
         "holds" if len(similar) > len(rows) / 2 else "does not hold",
         f"HELL within 10% of SRPT at {len(similar)} of {len(rows)} values of p "
-        f"({', '.join(f'{p:g}' for p in similar)}); far below SRPT at the others",
+        f"({', '.join(f'{p:g}' for p in similar)}); HELL / SRPT elsewhere: {others or 'none'}",
     )
 
 
@@ -213,9 +215,11 @@ def row(entry: dict[str, str]) -> Row:
         status, value, source = NOT_REPRODUCED, "", entry["not_reproduced"]
     if status not in (*STATUSES, NOT_REPRODUCED):
         raise ValueError(f"status {status!r} of claim {entry['claim']!r} is not one of {STATUSES}")
-    reason = entry.get("reason", "") if status in ("partly", "does not hold") else ""
+    reason = entry.get("reason", "")
     if status in ("partly", "does not hold") and not reason:
         raise ValueError(f"claim {entry['claim']!r} ({source}) {status}; the registry must give a reason")
+    if status not in ("partly", "does not hold") and reason:
+        raise ValueError(f"claim {entry['claim']!r} ({source}) {status}; drop its reason from the registry")
     return Row(entry["paper"], entry["where"], entry["claim"], value, status, source, reason)
 
 

@@ -21,10 +21,12 @@ Gittins-1, the single-server reference of Theorem 5.1: for this size law the haz
 so Gittins-1 is foreground-background and ``fb_mg1_response_time`` gives its mean exactly. Our
 Gittins policies re-rank jobs only at arrivals and completions (the env's decision epochs), while
 a job's rank keeps rising as it is served; "Gittins-1 at epochs" runs that same rule on one server
-(the pooled stream: k = 1 draws the same arrival times and sizes), which measures how much of the
-gap to Gittins-1 is this rule rather than the multiserver packing.
+(the pooled stream: k = 1 draws the same arrival times and sizes). It is the paired reference of
+the Theorem 5.2 check (a ratio of two runs on the same stream); the exact mean is the reference of
+Theorem 5.1 and of how far the rule is from exact Gittins where the runs converge (heavy-tailed
+runs of this length fall short of the steady-state mean near rho = 1).
 
-    python benchmarks/reproduce/multiserver_gittins.py            # full: about 7 CPU-minutes
+    python benchmarks/reproduce/multiserver_gittins.py            # full: about 5 CPU-minutes
     python benchmarks/reproduce/multiserver_gittins.py --quick    # under a minute
 """
 
@@ -64,6 +66,10 @@ SIZE_LAW = HyperExponential(1.0, 10.0)
 GITTINS1 = "Gittins-1 at epochs"
 FCFS_CAP = 1000
 """FCFS is not throughput-optimal: its runs stop (as unstable) once more jobs than this are present."""
+CONVERGED = 0.02
+"""Runs at a load count as converged when their simulated SRPT-1 mean is within this of Schrage-Miller's."""
+RULE_TOLERANCE = 0.05
+"""Our re-ranking rule counts as close to exact Gittins-1 within this relative excess."""
 
 
 class DivisorFilling(DivisorFillingSRPT):
@@ -206,19 +212,17 @@ def setting_claims(setting: Setting, result: Sweep, exact: dict[float, float]) -
     known, gittins, blind = (_means(result, p) for p in (setting.known, setting.gittins, setting.blind))
     fcfs = _means(result, "fcfs")
     reference = [exact[x] for x in loads]
-    at_epochs = _means(result, GITTINS1)
-    ratios = [g / e for g, e in zip(gittins, reference, strict=True)]
     bounds = [sfs_gap_bound(setting.n_servers, x / SIZE_LAW.mean, x) for x in loads]
     gaps = [g - e for g, e in zip(gittins, reference, strict=True)]
-    peak = max(range(len(loads)), key=lambda i: ratios[i])
-    falling = peak < len(loads) - 1 and ratios[-1] < ratios[peak]
+    paired = [mean_interval(result.response[(setting.gittins, x)] / result.response[(GITTINS1, x)]).mean for x in loads]
+    peak = max(range(len(loads)), key=lambda i: paired[i])
+    falling = peak < len(loads) - 1 and paired[-1] < paired[peak]
+    unconverged = [x for x in loads if not converged(result, x)]
     above_known = [x for x, k, g in zip(loads, known, gittins, strict=True) if not k <= g]
     above_blind = [x for x, g, b in zip(loads, gittins, blind, strict=True) if not g < b]
     fcfs_unstable = [x for x, f in zip(loads, fcfs, strict=True) if not np.isfinite(f)]
-    rule = [a / e for a, e in zip(at_epochs, reference, strict=True)]
     srpt_gaps = [k - result.schrage_miller[x] for k, x in zip(known, loads, strict=True)]
-    packing = [g / a for g, a in zip(gittins, at_epochs, strict=True)]
-    return [
+    claims = [
         claim(
             f"{short}-srpt-below-gittins",
             not above_known,
@@ -249,8 +253,12 @@ def setting_claims(setting: Setting, result: Sweep, exact: dict[float, float]) -
         claim(
             f"{short}-gittins-thm52",
             falling,
-            f"Theorem 5.2: the ratio E[T] / E[T^Gittins-1] of {setting.gittins} falls toward 1 after its peak: it "
-            f"peaks at rho = {loads[peak]:g} ({ratios[peak]:.3g}) and is {ratios[-1]:.3g} at rho = {loads[-1]:g}.",
+            f"Theorem 5.2: the ratio of {setting.gittins} to Gittins-1 falls toward 1. Paired on the same streams "
+            "(against our rule on one server, Gittins-1 at epochs), it peaks at "
+            f"rho = {loads[peak]:g} ({paired[peak]:.3g}) and falls to {paired[-1]:.3g} at rho = {loads[-1]:g}. Against "
+            f"exact Gittins-1: {_ratios(loads, [g / e for g, e in zip(gittins, reference, strict=True)])}; this ratio "
+            "mixes a finite run with a steady-state mean and is unreliable where the runs have not converged "
+            f"(simulated SRPT-1 more than {CONVERGED:.0%} off Schrage-Miller: rho = {_loads(unconverged)}).",
         ),
         claim(
             f"{short}-srpt-thm41",
@@ -259,14 +267,29 @@ def setting_claims(setting: Setting, result: Sweep, exact: dict[float, float]) -
             "Schrage-Miller E[T^SRPT-1] lies below (k - 1)/lambda ((e + 1) ln(1/(1 - rho)) + e) at every load "
             f"(largest gap / bound {max(g / b for g, b in zip(srpt_gaps, bounds, strict=True)):.3g}).",
         ),
-        claim(
-            f"{short}-gittins-rule",
-            all(r >= 1 for r in rule),
-            "Gittins-1 (FB) is optimal among size-blind single-server policies, so our rule (re-ranking only at "
-            f"arrivals and completions) on one server lies above it at every load: {_ratios(loads, rule)}. The "
-            f"multiserver packing itself costs {setting.gittins} / Gittins-1 at epochs = {_ratios(loads, packing)}.",
-        ),
     ]
+    if short == "sf":
+        claims.append(rule_claim(result, exact))
+    return claims
+
+
+def converged(result: Sweep, load: float) -> bool:
+    """Whether the runs at ``load`` reach the steady state: simulated SRPT-1 within CONVERGED of Schrage-Miller."""
+    return abs(result.interval(SRPT1, load).mean / result.schrage_miller[load] - 1) <= CONVERGED
+
+
+def rule_claim(result: Sweep, exact: dict[float, float]) -> CheckedClaim:
+    """How far our Gittins rule (re-ranking at arrivals and completions) is from exact Gittins on one server."""
+    loads = [x for x in result.loads if converged(result, x)]
+    rule = [result.interval(GITTINS1, x).mean / exact[x] for x in loads]
+    return claim(
+        "gittins-1-rule",
+        bool(loads) and all(r <= 1 + RULE_TOLERANCE for r in rule),
+        "Our implementation, not a paper claim: re-ranking jobs only at arrivals and completions costs little on one "
+        f"server, within {RULE_TOLERANCE:.0%} of exact Gittins-1 (FB) at every load where the runs converge "
+        f"(Gittins-1 at epochs / exact: {_ratios(loads, rule)}; not compared at rho = "
+        f"{_loads([x for x in result.loads if x not in loads])}).",
+    )
 
 
 def _ratios(loads: list[float], values: list[float]) -> str:
@@ -289,12 +312,12 @@ def setting_table(setting: Setting, result: Sweep, exact: dict[float, float]) ->
         "Gittins-1 (exact, FB)",
         "Gittins-1 at epochs (simulated)",
         *names,
-        f"{setting.gittins} / Gittins-1",
+        f"{setting.gittins} / Gittins-1 at epochs (paired)",
         "Thm 5.1 bound / Gittins-1",
     ]
     lines = [f"## {setting.title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for x in result.loads:
-        ratio = mean_interval(result.response[(setting.gittins, x)] / exact[x])
+        ratio = mean_interval(result.response[(setting.gittins, x)] / result.response[(GITTINS1, x)])
         bound = (exact[x] + sfs_gap_bound(setting.n_servers, x / SIZE_LAW.mean, x)) / exact[x]
         row = [
             f"{x:g}",

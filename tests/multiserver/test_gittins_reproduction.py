@@ -29,10 +29,12 @@ from multiserver_gittins import (
     exponential_identity,
     gittins1,
     pooled_gittins,
+    rule_claim,
     run_setting,
     setting_claims,
     setting_table,
 )
+from multiserver_sweeps import SRPT1, Sweep
 
 ENV_ID = "schedenv/MultiserverJob-v0"
 H2 = HyperExponential(1.0, 10.0)
@@ -158,3 +160,25 @@ def test_claims_and_table_are_written_from_the_sweep(small_sweep) -> None:  # ty
     assert len(lines) == 2 + 2 + len(setting.loads) + 1
     text = "\n".join(c.line() for c in claims.values())
     assert set(parse_claims(text)) == set(claims)
+
+
+def test_the_script_is_registered_with_schedenv_reproduce() -> None:
+    from schedenv.reproduce import available_figures
+
+    assert available_figures()["multiserver-gittins"].startswith("§5 (Theorems 5.1, 5.2)")
+
+
+def test_the_rule_is_compared_with_exact_gittins_only_where_runs_converge() -> None:
+    result = Sweep([0.5, 0.99], ["serverfilling-gittins"], 10, [0])
+    result.schrage_miller = {0.5: 1.0, 0.99: 10.0}
+    result.response = {
+        (SRPT1, 0.5): np.array([1.01]),  # within 2% of Schrage-Miller: converged
+        (SRPT1, 0.99): np.array([8.0]),  # 20% short: the mean of a run this long is biased low
+        (GITTINS1, 0.5): np.array([2.04]),
+        (GITTINS1, 0.99): np.array([3.0]),
+    }
+    checked = rule_claim(result, {0.5: 2.0, 0.99: 50.0})
+    assert checked.status == "holds"
+    assert "1.02 at rho = 0.5" in checked.text and "not compared at rho = 0.99" in checked.text
+    result.response[(GITTINS1, 0.5)] = np.array([2.2])  # 10% above exact Gittins-1
+    assert rule_claim(result, {0.5: 2.0, 0.99: 50.0}).status == "does not hold"
