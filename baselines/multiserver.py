@@ -150,7 +150,15 @@ class ServerFilling(MultiserverPolicy):
 
 class ServerFillingGittins(MultiserverPolicy):
     """ServerFilling-Gittins (§5.1): the ServerFilling packing over Gittins-rank order, for unknown
-    sizes. Ranks come from each need's size law (``schedenv.multiserver.gittins``)."""
+    sizes. Ranks come from each need's size law (``schedenv.multiserver.gittins``).
+
+    The paper does not say when ranks are re-evaluated; like every policy here the order is
+    recomputed at arrivals and completions (the env's decision epochs), so between two epochs a
+    served job keeps its place while its rank rises with its age. Where ranks rise with age
+    (decreasing hazard rate, e.g. the hyperexponential) the paper's Gittins would share servers
+    among jobs of equal rank (foreground-background on one server); the resulting gap to exact
+    Gittins-1 is measured in ``benchmarks/results/multiserver-gittins.md``. With an exponential size
+    law every age has the same rank and the policy is ServerFilling (arrival order)."""
 
     name = "serverfilling-gittins"
     order = "gittins"

@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from _claims import CheckedClaim, claim, claims_section
 
 from baselines.moldable import ENV_ID, POLICIES
 from schedenv.fastpath import evaluate_fast
@@ -99,6 +100,46 @@ def save(lines: list[str], figure, out: str, name: str) -> None:
 SWEEP_POLICIES = ("hrf-fcfs", "hrf-easy")
 """The policies of the one-parameter sweeps (Figs. 5 and 6)."""
 
+Curves = dict[tuple[str, str], dict[str, list[float]]]
+"""(load, policy) -> metric -> mean over seeds at each swept value, in sweep order."""
+SweepChecks = Callable[[Curves, Sequence[float]], list[CheckedClaim]]
+
+
+def sweep_curves(points: Sequence[Point], results: Sequence[dict[str, np.ndarray]]) -> Curves:
+    """The sweep's means as curves over the swept parameter, one per (load, policy) and metric."""
+    curves: Curves = {}
+    for point, values in zip(points, results, strict=True):
+        entry = curves.setdefault((point.load, point.policy), {m: [] for m in METRICS})
+        for metric in METRICS:
+            entry[metric].append(float(values[metric].mean()))
+    return curves
+
+
+def trend_claim(
+    claim_id: str, curves: Curves, metric: str, rising: bool, swept: Sequence[float], name: str
+) -> CheckedClaim:
+    """ "``metric`` rises (falls) with ``name``" on every curve: holds if it does at every step of every curve,
+    partly if every curve ends above (below) where it starts, does not hold otherwise; lists the steps against."""
+    against: list[str] = []
+    overall = True
+    for (load, policy), entry in curves.items():
+        ys = entry[metric]
+        sign = 1 if rising else -1
+        against += [
+            f"{load} {policy} {swept[i]:g} -> {swept[i + 1]:g}"
+            for i in range(len(ys) - 1)
+            if sign * (ys[i + 1] - ys[i]) < 0
+        ]
+        overall &= sign * (ys[-1] - ys[0]) > 0
+    status = "holds" if not against else ("partly" if overall else "does not hold")
+    return claim(
+        claim_id,
+        status,
+        f"{metric} {'rises' if rising else 'falls'} with {name} for HRF-FCFS and HRF-EASY at every load: "
+        + (f"against it at {'; '.join(against)}" if against else "at every step")
+        + f"; from the first to the last {name} on every curve: {'yes' if overall else 'no'}.",
+    )
+
 
 def run_sweep(
     argv: Sequence[str] | None,
@@ -110,8 +151,10 @@ def run_sweep(
     values: Sequence[float],
     quick_values: Sequence[float],
     fixed: float,
+    checks: SweepChecks,
 ) -> int:
-    """Figs. 5 and 6: sweep HRF's ``parameter`` ("alpha" or "threshold") with the other one at ``fixed``."""
+    """Figs. 5 and 6: sweep HRF's ``parameter`` ("alpha" or "threshold") with the other one at ``fixed``;
+    ``checks`` turns the curves into the figure's checked claims."""
     args = parser(description).parse_args(argv)
     seeds = list(range(args.seeds if args.seeds is not None else (2 if args.quick else 10)))
     swept = quick_values if args.quick else values
@@ -127,6 +170,7 @@ def run_sweep(
     for p, values_of in zip(points, results, strict=True):
         row = " | ".join(cell(values_of[m]) for m in METRICS)
         lines.append(f"| {p.load} | {p.policy} | {getattr(p, parameter):g} | {row} |")
+    lines += ["", *claims_section(checks(sweep_curves(points, results), swept))]
     save(lines, _sweep_plot(points, results, swept, parameter), args.out, figure)
     return 0
 

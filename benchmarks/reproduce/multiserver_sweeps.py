@@ -27,6 +27,10 @@ from schedenv.progress import progress_bar
 from schedenv.reporting import write_atomic
 from schedenv.stats import Interval, mean_interval
 
+# benchmarks/ is not a package: the claim lines are a module beside this one.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _claims import CheckedClaim, claims_section
+
 ENV_ID = "schedenv/MultiserverJob-v0"
 SRPT1 = "SRPT-1"
 
@@ -141,9 +145,9 @@ def _cell(value: Interval) -> str:
 
 
 def markdown_report(
-    result: Sweep, figure: str, description: str, command: str, kind: str, verdicts: Sequence[str]
+    result: Sweep, figure: str, description: str, command: str, kind: str, verdicts: Sequence[CheckedClaim]
 ) -> str:
-    """The figure's Markdown: claim, command, seeds and arrivals, a table, and the verdicts.
+    """The figure's Markdown: claim, command, seeds and arrivals, a table, and the checked claims.
 
     ``kind`` is "response" (E[T] per policy, plus SRPT-1 simulated and by Schrage-Miller) or
     "ratio" (E[T] / E[T^SRPT-1] per seed on the same stream, plus the Theorem 4.1 bound as a ratio).
@@ -180,7 +184,7 @@ def markdown_report(
         ]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
-    lines += ["", "## Verdict", "", *[f"- {v}" for v in verdicts], ""]
+    lines += ["", *claims_section(verdicts)]
     return "\n".join(lines)
 
 
@@ -219,7 +223,7 @@ def write_figure(
     script: str,
     argv: list[str] | None,
     kind: str,
-    verdicts: list[str],
+    verdicts: list[CheckedClaim],
     out: Path,
 ) -> str:
     """Write ``<figure>.md`` (with the exact command of ``script``) and ``<figure>.png`` to ``out``."""

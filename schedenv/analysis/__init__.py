@@ -10,7 +10,7 @@ from schedenv.analysis.hesrpt import (
     hesrpt_weighted_flow_time,
 )
 from schedenv.analysis.moldable import downey_runtime, downey_speedup, list_schedule
-from schedenv.analysis.multiserver import sfs_gap_bound, srpt_mg1_response_time
+from schedenv.analysis.multiserver import fb_mg1_response_time, sfs_gap_bound, srpt_mg1_response_time
 from schedenv.analysis.queueing import (
     erlang_c,
     lwr_analysis,
@@ -33,6 +33,7 @@ __all__ = [
     "erlang_c_mean_response_time",
     "erlang_c_mean_waiting_time",
     "erlang_c_wait_probability",
+    "fb_mg1_response_time",
     "hesrpt_allocation",
     "hesrpt_mean_flow_time",
     "hesrpt_mean_slowdown",

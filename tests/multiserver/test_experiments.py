@@ -12,6 +12,7 @@ import baselines
 
 # benchmarks/ is not a package: the sweeps are a module beside the figure scripts that use them.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "reproduce"))
+from _claims import claim, parse_claims
 from multiserver_sweeps import SRPT1, markdown_report, plot, sweep
 
 
@@ -31,8 +32,14 @@ def test_sweep_pairs_policies_with_srpt1_on_the_same_streams(
         assert result.schrage_miller[load] > 1.0 and result.gap_bound[load] > 0.0
     # GreedySRPT is unstable at 0.9 and the run is cut: reported as inf, shown as "unstable".
     assert np.isinf(result.interval("greedy-srpt", 0.9).mean)
-    report = markdown_report(result, "fig", "claim", "python x.py", "response", ["verdict"])
+    verdicts = [claim("fig-best", True, "the verdict"), claim("fig-bound", False, "another")]
+    report = markdown_report(result, "fig", "claim", "python x.py", "response", verdicts)
     assert "| 0.9 |" in report and "unstable" in report and "3,000 arrivals" in report
+    assert "## Checked claims" in report and "- **does not hold** [`fig-bound`] another" in report
+    assert {c.claim_id: c.status for c in parse_claims(report).values()} == {
+        "fig-best": "holds",
+        "fig-bound": "does not hold",
+    }
     assert "Runs of greedy-srpt stop as unstable once more than 200 jobs" in report
     ratio_report = markdown_report(result, "fig", "claim", "python x.py", "ratio", [])
     assert "Thm 4.1 bound / SRPT-1" in ratio_report
