@@ -128,46 +128,6 @@ def _fig5_over_30(table: list[dict[str, str]]) -> tuple[str, str]:
     return status, "largest ratio to heSRPT over p: " + ", ".join(f"{n} x{v:.3g}" for n, v in largest.items())
 
 
-def _by_cell(table: list[dict[str, str]]) -> dict[tuple[float, float], dict[str, float]]:
-    return {
-        (float(row["p"]), float(row["load"])): {k: ratio(v) for k, v in row.items() if "(×" in v and k != "a-hesrpt"}
-        for row in table
-    }
-
-
-def _fig6_best(table: list[dict[str, str]]) -> tuple[str, str]:
-    cells = _by_cell(table)
-    below = [f"{n} x{r[n]:.2f} at p = {p:g}, load {x:g}" for (p, x), r in cells.items() for n in r if r[n] < 1.0]
-    return (
-        "partly" if below else "holds",
-        f"A-heSRPT has the least mean slowdown in {sum(min(r.values()) >= 1.0 for r in cells.values())} of "
-        f"{len(cells)} (p, load) cells" + (f"; beaten by {'; '.join(below)}" if below else ""),
-    )
-
-
-def _fig6_orders(table: list[dict[str, str]]) -> tuple[str, str]:
-    cells = _by_cell(table)
-    worst = sum(max(r.values()) >= 10 for r in cells.values())
-    best = sum(min(r.values()) >= 10 for r in cells.values())
-    status = "holds" if best >= len(cells) / 4 else ("partly" if worst else "does not hold")
-    return (
-        status,
-        f"the worst competitor is at least 10x worse in {worst} of {len(cells)} cells, the best competitor in {best}",
-    )
-
-
-def _fig6_equi(table: list[dict[str, str]]) -> tuple[str, str]:
-    cells = _by_cell(table)
-    low, high = min(p for p, _ in cells), max(p for p, _ in cells)
-    at_low = [r["equi"] for (p, _), r in cells.items() if p == low]
-    at_high = [r["equi"] for (p, _), r in cells.items() if p == high]
-    decent, poor = max(at_low) <= 1.05, max(at_high) >= 2
-    return (
-        "holds" if decent and poor else ("partly" if decent or poor else "does not hold"),
-        f"EQUI / A-heSRPT at most x{max(at_low):.2f} at p = {low:g}; up to x{max(at_high):.2f} at p = {high:g}",
-    )
-
-
 TABLE_CHECKS: dict[str, tuple[str, Check]] = {
     "hesrpt-fig5-best": ("hesrpt-fig5.md", _fig5_best),
     "hesrpt-fig5-equi-low-p": ("hesrpt-fig5.md", _fig5_at(0, "equi", lambda r: r <= 1.01, "within 1%: <= 1.010")),
@@ -179,9 +139,6 @@ TABLE_CHECKS: dict[str, tuple[str, Check]] = {
     "hesrpt-fig5-knee-best": ("hesrpt-fig5.md", _fig5_knee_best),
     "hesrpt-fig5-knee-high-p": ("hesrpt-fig5.md", _fig5_at(-1, "knee", lambda r: 1.4 <= r <= 1.6, "50%: 1.4 to 1.6")),
     "hesrpt-fig5-over-30": ("hesrpt-fig5.md", _fig5_over_30),
-    "hesrpt-fig6-best": ("hesrpt-fig6.md", _fig6_best),
-    "hesrpt-fig6-orders": ("hesrpt-fig6.md", _fig6_orders),
-    "hesrpt-fig6-equi": ("hesrpt-fig6.md", _fig6_equi),
 }
 """Checks computed here from a committed result file's table (file, check -> (status, our value))."""
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _claims import CheckedClaim, claim
 from _dispatch_figures import fmt, parse, plot, sweep, write_markdown
 
 from schedenv.analysis.tags import paper_size_dist
@@ -104,9 +105,10 @@ def caption_thresholds(table: Table) -> tuple[float, float]:
     return low, high
 
 
-def caption_verdicts(table: Table) -> list[str]:
-    """One sentence per panel: where the relative excess reaches ``EXCESS_SEEN``, against the caption."""
-    sentences = []
+def caption_verdicts(table: Table) -> list[CheckedClaim | str]:
+    """One checked claim per panel (where the relative excess reaches ``EXCESS_SEEN``, against the caption), then
+    the range of thresholds for which all three hold."""
+    sentences: list[CheckedClaim | str] = []
     for panel, load in zip("abc", LOADS, strict=True):
         rows = table[load]
         seen = [a for a, row in rows.items() if row["relative_excess"] >= EXCESS_SEEN]
@@ -117,11 +119,10 @@ def caption_verdicts(table: Table) -> list[str]:
             f"({panel}) load {load:g}: relative excess from {min(r['relative_excess'] for r in rows.values()):.3g} to "
             f"{rows[top]['relative_excess']:.3g} (alpha = {top:g}); at least {EXCESS_SEEN:g} at alpha "
             + (_alphas(seen) if seen else "none")
-            + f". Excess seen in the {_bands(expected)} alpha range and no other: "
-            + ("holds" if got == expected else f"does not hold (seen in: {_bands(got) or 'none'})")
-            + "."
+            + f". Excess seen in the {_bands(expected)} alpha range and no other"
+            + ("." if got == expected else f" (seen in: {_bands(got) or 'none'}).")
         )
-        sentences.append(text)
+        sentences.append(claim(f"fig10-load-{load:g}", got == expected, text))
     low, high = caption_thresholds(table)
     sentences.append(
         f"The three panels' sentences hold together for every threshold T on the relative excess with {low:.3g} < T "
@@ -132,31 +133,42 @@ def caption_verdicts(table: Table) -> list[str]:
     return sentences
 
 
-def text_verdicts(table: Table) -> list[str]:
-    """§5.3's statements about Fig. 10, each checked on the table, with the values."""
+def text_verdicts(table: Table) -> list[CheckedClaim | str]:
+    """§5.3's statements about Fig. 10, each checked on the table (a checked claim), and two facts of the model."""
     alphas = sorted(table[LOADS[0]])
     low_alphas = [a for a in alphas if band(a) == "low"]
     mid, heavy = table[LOADS[1]], table[LOADS[2]]
-    sentences = []
+    sentences: list[CheckedClaim | str] = []
     if low_alphas:
         ratios = {a: heavy[a]["host_1"] / mid[a]["host_1"] for a in low_alphas}
         weakest = min(ratios, key=lambda a: ratios[a])
         capped = min(heavy[a]["host_2"] for a in low_alphas)
-        sentences.append(
-            f"Host 1 at load {LOADS[2]:g} carries at least {MUCH_HIGHER:g} x its load at {LOADS[1]:g} at every low "
-            "alpha: "
-            + ("holds" if ratios[weakest] >= MUCH_HIGHER else "does not hold")
-            + f" (smallest ratio {ratios[weakest]:.3g}, alpha = {weakest:g}: {heavy[weakest]['host_1']:.3g} vs "
-            f"{mid[weakest]['host_1']:.3g}). Host 2 at load {LOADS[2]:g} is at its cap (load >= {AT_CAP:g}) at every "
-            "low alpha: " + ("holds" if capped >= AT_CAP else "does not hold") + f" (smallest 1 - {1.0 - capped:.2g})."
-        )
+        sentences += [
+            claim(
+                "fig10-host-1-low-alpha",
+                ratios[weakest] >= MUCH_HIGHER,
+                f"Host 1 at load {LOADS[2]:g} carries at least {MUCH_HIGHER:g} x its load at {LOADS[1]:g} at every "
+                f"low alpha (smallest ratio {ratios[weakest]:.3g}, alpha = {weakest:g}: "
+                f"{heavy[weakest]['host_1']:.3g} vs {mid[weakest]['host_1']:.3g}).",
+            ),
+            claim(
+                "fig10-host-2-capped",
+                capped >= AT_CAP,
+                f"Host 2 at load {LOADS[2]:g} is at its cap (load >= {AT_CAP:g}) at every low alpha (smallest "
+                f"1 - {1.0 - capped:.2g}).",
+            ),
+        ]
     lowest = min(heavy, key=lambda a: heavy[a]["excess"])
     ends = (alphas[0], alphas[-1])
     sentences.append(
-        f"At load {LOADS[2]:g} the excess is lowest at alpha = {lowest:g} ({heavy[lowest]['excess']:.3g}; "
-        + ", ".join(f"{heavy[a]['excess']:.3g} at alpha = {a:g}" for a in ends)
-        + "): lowest around alpha ≈ 1: "
-        + ("holds." if band(lowest) == "around 1" else "does not hold.")
+        claim(
+            "fig10-lowest-excess-alpha-1",
+            band(lowest) == "around 1",
+            f"At load {LOADS[2]:g} the excess is lowest around alpha ≈ 1: lowest at alpha = {lowest:g} "
+            f"({heavy[lowest]['excess']:.3g}; "
+            + ", ".join(f"{heavy[a]['excess']:.3g} at alpha = {a:g}" for a in ends)
+            + ").",
+        )
     )
     if 1.0 in alphas:
         size_dist = paper_size_dist(1.0)
@@ -172,19 +184,26 @@ def text_verdicts(table: Table) -> list[str]:
         a for a in alphas if all(table[x][a]["excess"] < table[y][a]["excess"] for x, y in itertools.pairwise(LOADS))
     ]
     sentences.append(
-        "The excess grows with the load at every alpha: "
-        + ("holds." if len(growing) == len(alphas) else f"does not hold (it does at alpha {_alphas(growing)}).")
+        claim(
+            "fig10-excess-grows-with-load",
+            len(growing) == len(alphas),
+            "The excess grows with the load at every alpha"
+            + ("." if len(growing) == len(alphas) else f" (it does at alpha {_alphas(growing)} only)."),
+        )
     )
     crossings = {load: balance_crossing(table[load]) for load in LOADS}
     sentences.append(
-        "The host loads are balanced (host 1 - host 2 changes sign, interpolated linearly) around alpha ≈ 1 at every "
-        "load: "
-        + ("holds" if all(c is not None and band(c) == "around 1" for c in crossings.values()) else "does not hold")
-        + " ("
-        + ", ".join(
-            f"load {load:g}: " + (f"alpha {c:.3g}" if c is not None else "no crossing") for load, c in crossings.items()
+        claim(
+            "fig10-balanced-alpha-1",
+            all(c is not None and band(c) == "around 1" for c in crossings.values()),
+            "The host loads are balanced (host 1 - host 2 changes sign, interpolated linearly) around alpha ≈ 1 at "
+            "every load ("
+            + ", ".join(
+                f"load {load:g}: " + (f"alpha {c:.3g}" if c is not None else "no crossing")
+                for load, c in crossings.items()
+            )
+            + ").",
         )
-        + ")."
     )
     gap = max(row["definition_gap"] for rows in table.values() for row in rows.values())
     sentences.append(
@@ -204,6 +223,11 @@ def balance_crossing(rows: dict[float, dict[str, float]]) -> float | None:
         if g0 * g1 < 0:
             return a0 + (a1 - a0) * g0 / (g0 - g1)
     return None
+
+
+def _bullets(items: Sequence[CheckedClaim | str]) -> list[str]:
+    """Markdown list items: a checked claim as its ``_claims.py`` line, a plain fact as ``- fact``."""
+    return [item.line() if isinstance(item, CheckedClaim) else f"- {item}" for item in items]
 
 
 def _bands(names: set[str]) -> str:
@@ -229,11 +253,11 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "The caption, checked on the table's numbers:",
         "",
-        *(f"- {s}" for s in caption_verdicts(table)),
+        *_bullets(caption_verdicts(table)),
         "",
         "§5.3's text about the figure:",
         "",
-        *(f"- {s}" for s in text_verdicts(table)),
+        *_bullets(text_verdicts(table)),
     ]
     write_markdown(out, FIGURE, DESCRIPTION, header, rows, notes)
     alphas = list(args.alphas)

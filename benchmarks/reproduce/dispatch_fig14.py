@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _claims import CheckedClaim, claim, claims_section
 from _dispatch_figures import fmt, parse, plot, size_statistics, write_markdown
 
 FIGURE = "tags-fig14"
@@ -43,58 +44,64 @@ FAR_LOWER = 10.0
 """A second moment counts as far lower where p = 10^10's is at least this many times p = 10^7's."""
 
 
-def cv_verdict(table: dict[float, dict[str, float]]) -> str:
-    """The caption's C values against the table's, rounded to integers, and the alpha whose C is closest to each."""
-    parts = []
+def cv_claims(table: dict[float, dict[str, float]]) -> list[CheckedClaim]:
+    """The caption's C values against the table's, rounded to integers (with the alpha whose C is closest to each),
+    and whether C falls at every step as alpha grows."""
+    found = []
     for alpha, paper in PAPER_CV.items():
         if alpha not in table:
             continue
         cv = table[alpha]["cv"]
         nearest = min(table, key=lambda a: abs(table[a]["cv"] - paper))
-        text = f"C at alpha = {alpha:g} is {cv:.4g}; rounds to the caption's {paper:g}: " + (
-            "holds" if round(cv) == paper else "does not hold"
-        )
+        text = f"C at alpha = {alpha:g} is {cv:.4g}; rounds to the caption's {paper:g}"
         if nearest != alpha:
             text += f" (the alpha with C closest to {paper:g} is {nearest:g}, C = {table[nearest]['cv']:.4g})"
-        parts.append(text)
+        found.append(claim(f"fig14-cv-alpha-{alpha:g}", round(cv) == paper, text + "."))
     cvs = [table[a]["cv"] for a in sorted(table)]
     falling = all(later < earlier for earlier, later in itertools.pairwise(cvs))
-    return (
-        "; ".join(parts) + f". C decreases at every step as alpha grows: {'holds' if falling else 'does not hold'} "
-        f"(from {cvs[0]:.4g} to {cvs[-1]:.4g})."
-    )
+    text = f"C decreases at every step as alpha grows (from {cvs[0]:.4g} to {cvs[-1]:.4g})."
+    return [*found, claim("fig14-cv-falls", falling, text)]
 
 
-def k_verdict(tables: dict[float, dict[float, dict[str, float]]]) -> str:
+def k_claims(tables: dict[float, dict[float, dict[str, float]]]) -> list[CheckedClaim]:
     """k at alpha = 1 and the orders of magnitude log10(p / k) against §7, for both upper bounds."""
-    parts = []
+    found = []
     for upper, table in tables.items():
         if 1.0 not in table:
             continue
         k = table[1.0]["k"]
         orders = math.log10(upper / k)
-        parts.append(
-            f"p = 10^{round(math.log10(upper))}: k = {k:.5g} at alpha = 1, within 1 of §7's {PAPER_K_AT_ONE[upper]:g}: "
-            + ("holds" if abs(k - PAPER_K_AT_ONE[upper]) < 1.0 else "does not hold")
-            + f"; sizes span log10(p / k) = {orders:.3g} orders of magnitude, rounds to §7's "
-            f"{PAPER_ORDERS_AT_ONE[upper]}: "
-            + ("holds" if round(orders) == PAPER_ORDERS_AT_ONE[upper] else "does not hold")
-        )
-    return "; ".join(parts) + "." if parts else ""
+        name = f"p = 10^{round(math.log10(upper))}"
+        found += [
+            claim(
+                f"fig14-k-alpha-1-p-1e{round(math.log10(upper))}",
+                abs(k - PAPER_K_AT_ONE[upper]) < 1.0,
+                f"{name}: k = {k:.5g} at alpha = 1, within 1 of §7's {PAPER_K_AT_ONE[upper]:g}.",
+            ),
+            claim(
+                f"fig14-orders-p-1e{round(math.log10(upper))}",
+                round(orders) == PAPER_ORDERS_AT_ONE[upper],
+                f"{name}: at alpha = 1 sizes span log10(p / k) = {orders:.3g} orders of magnitude, rounds to §7's "
+                f"{PAPER_ORDERS_AT_ONE[upper]}.",
+            ),
+        ]
+    return found
 
 
-def variability_verdict(tables: dict[float, dict[float, dict[str, float]]]) -> str:
+def variability_claim(tables: dict[float, dict[float, dict[str, float]]]) -> CheckedClaim:
     """Whether p = 10^7's E[X^2] is below p = 10^10's at every alpha, and by how much."""
     ratios = {a: tables[FIG4_UPPER][a]["second_moment"] / tables[UPPER][a]["second_moment"] for a in tables[UPPER]}
     below = all(r > 1 for r in ratios.values())
     far = [a for a, r in ratios.items() if r >= FAR_LOWER]
     low, high = min(ratios, key=lambda a: ratios[a]), max(ratios, key=lambda a: ratios[a])
-    return (
-        f"E[X^2] with p = 10^7 is below Fig. 4's (p = 10^10) at every alpha: {'holds' if below else 'does not hold'}; "
-        f"the ratio p = 10^10 / p = 10^7 goes from {ratios[low]:.3g} (alpha = {low:g}) to {ratios[high]:.4g} "
-        f"(alpha = {high:g}), at least {FAR_LOWER:g} x at alpha "
+    return claim(
+        "fig14-lower-variability",
+        below,
+        "'the job size variability is far lower when p = 10^7': E[X^2] with p = 10^7 is below Fig. 4's "
+        f"(p = 10^10) at every alpha; the ratio p = 10^10 / p = 10^7 goes from {ratios[low]:.3g} (alpha = {low:g}) "
+        f"to {ratios[high]:.4g} (alpha = {high:g}), at least {FAR_LOWER:g} x at alpha "
         + (", ".join(f"{a:g}" for a in far) if far else "none")
-        + "."
+        + ".",
     )
 
 
@@ -128,11 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Command: `{args.command}` (closed forms only; no seeds or arrivals involved). k is solved so that E[X] = "
         "3000 for each p.",
         "",
-        cv_verdict(tables[UPPER]),
-        "",
-        k_verdict(tables),
-        "",
-        variability_verdict(tables),
+        *claims_section([*cv_claims(tables[UPPER]), *k_claims(tables), variability_claim(tables)]),
     ]
     write_markdown(out, FIGURE, DESCRIPTION, header, rows, notes)
     alphas = list(args.alphas)

@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _claims import CheckedClaim, claim, claims_section
 from _dispatch_figures import fmt, parse, plot, size_statistics, write_markdown
 
 from schedenv.analysis.tags import paper_size_dist
@@ -72,74 +73,72 @@ def spans(segments: Sequence[tuple[float, float]]) -> str:
     return ", ".join(f"alpha {low:g} to {high:g}" for low, high in merged)
 
 
-def exponential_verdict(alphas: Sequence[float], second_moments: Sequence[float]) -> str:
-    """Whether E[X^2] grows as alpha declines, and where the growth is exponential, with the values."""
+def exponential_claims(alphas: Sequence[float], second_moments: Sequence[float]) -> list[CheckedClaim]:
+    """Whether E[X^2] grows as alpha declines, where exponentially, and its bound p E[X], with the values."""
     rates = growth_rates(alphas, second_moments)
     shrinking = [(low, high) for low, high, rate in rates if not rate > 0]
     by_alpha = dict(zip(alphas, second_moments, strict=True))
     low_alpha, high_alpha = min(alphas), max(alphas)
-    text = (
-        f"E[X^2] goes from {fmt(by_alpha[high_alpha])} at alpha = {high_alpha:g} to {fmt(by_alpha[low_alpha])} at "
-        f"alpha = {low_alpha:g} ({math.log10(by_alpha[low_alpha] / by_alpha[high_alpha]):+.3g} orders of magnitude). "
+    grows = claim(
+        "fig4-grows",
+        not shrinking,
+        f"E[X^2] grows at every step as alpha declines: from {fmt(by_alpha[high_alpha])} at alpha = {high_alpha:g} "
+        f"to {fmt(by_alpha[low_alpha])} at alpha = {low_alpha:g} "
+        f"({math.log10(by_alpha[low_alpha] / by_alpha[high_alpha]):+.3g} orders of magnitude)"
+        + (f"; it does not between {spans(shrinking)}." if shrinking else "."),
     )
-    if shrinking:
-        text += (
-            f"That it grows at every step as alpha declines does not hold (it does not between {spans(shrinking)}). "
-        )
-    else:
-        text += "That it grows at every step as alpha declines holds. "
     peak = max(rate for _, _, rate in rates)
     fast = [(low, high) for low, high, rate in rates if rate >= EXPONENTIAL_SHARE * peak]
     slow = [(low, high, rate) for low, high, rate in rates if rate < EXPONENTIAL_SHARE * peak]
-    bound = UPPER * MEAN
-    under = all(m <= bound * (1 + 1e-12) for m in second_moments)
-    text += (
-        f"The growth rate peaks at {peak:.3g} orders of magnitude per unit of alpha and is at least "
-        f"{EXPONENTIAL_SHARE:g} x that (exponential growth) from {spans(fast)}"
+    text = (
+        "'explodes exponentially as alpha declines': the growth rate peaks at "
+        f"{peak:.3g} orders of magnitude per unit of alpha and is at least {EXPONENTIAL_SHARE:g} x that "
+        f"(exponential growth) from {spans(fast)}"
     )
     if slow:
         slowest = min(slow, key=lambda r: r[2])
         text += (
             f"; from {spans([(low, high) for low, high, _ in slow])} it is lower, down to {slowest[2]:.3g} between "
-            f"alpha {slowest[0]:g} and {slowest[1]:g}: 'explodes exponentially as alpha declines' holds from "
-            f"{spans(fast)}, not from {spans([(low, high) for low, high, _ in slow])}"
+            f"alpha {slowest[0]:g} and {slowest[1]:g}"
         )
-    return text + (
-        f". E[X^2] <= p E[X] = {bound:.3g} (every size is at most p) "
-        + ("holds at every alpha" if under else "does not hold at every alpha")
-        + f"; E[X^2] is {by_alpha[low_alpha] / bound:.3g} of that bound at alpha = {low_alpha:g}."
+    exponential = claim("fig4-exponential", "partly" if slow else "holds", text + ".")
+    bound = UPPER * MEAN
+    under = all(m <= bound * (1 + 1e-12) for m in second_moments)
+    capped = claim(
+        "fig4-bound",
+        under,
+        f"E[X^2] <= p E[X] = {bound:.3g} at every alpha, as every size is at most p (our model check, not a claim of "
+        f"the paper): E[X^2] is {by_alpha[low_alpha] / bound:.3g} of that bound at alpha = {low_alpha:g}.",
     )
+    return [grows, exponential, capped]
 
 
-def k_verdict(table: dict[float, dict[str, float]]) -> str:
+def k_claims(table: dict[float, dict[str, float]]) -> list[CheckedClaim]:
     """The k range against the paper's 0 < k <= 1500, and k at alpha = 1 against §7's 167, with the values."""
     ks = {a: row["k"] for a, row in table.items()}
     top = max(ks, key=lambda a: ks[a])
-    text = f"k ranges from {min(ks.values()):.3g} to {ks[top]:.10g} (at alpha = {top:g}). "
-    if min(ks.values()) > 0 and ks[top] <= K_MAX:
-        text += f"0 < k <= {K_MAX:g} holds. "
-    else:
-        text += (
-            f"0 < k <= {K_MAX:g} does not hold, by {ks[top] - K_MAX:.3g} (relative {(ks[top] - K_MAX) / K_MAX:.2g}) "
-            f"at alpha = {top:g}. "
-        )
+    in_range = min(ks.values()) > 0 and ks[top] <= K_MAX
+    text = f"0 < k <= {K_MAX:g}: k ranges from {min(ks.values()):.3g} to {ks[top]:.10g} (at alpha = {top:g})"
+    if not in_range:
+        text += f", above {K_MAX:g} by {ks[top] - K_MAX:.3g} (relative {(ks[top] - K_MAX) / K_MAX:.2g})"
     if 2.0 in ks:
         closed = MEAN * UPPER / (2.0 * UPPER - MEAN)
         text += (
-            f"At alpha = 2 the mean of B(k, p, 2) is 2kp / (p + k), so k = E[X] p / (2p - E[X]) = {closed:.10g} "
+            f". At alpha = 2 the mean of B(k, p, 2) is 2kp / (p + k), so k = E[X] p / (2p - E[X]) = {closed:.10g} "
             f"(the table's k differs from it by {abs(ks[2.0] - closed) / closed:.2g}, relative), "
             + ("above" if closed > MEAN / 2 else "not above")
-            + f" E[X] / 2 = {MEAN / 2:g}: p / (2p - E[X]) > 1 / 2 for every finite p. "
+            + f" E[X] / 2 = {MEAN / 2:g}: p / (2p - E[X]) > 1 / 2 for every finite p"
         )
+    found = [claim("fig4-k-range", in_range, text + ".")]
     if 1.0 in ks:
         close = abs(ks[1.0] - PAPER_K_AT_ONE) < 1.0
-        text += f"k at alpha = 1 is {ks[1.0]:.5g}; within 1 of §7's k = {PAPER_K_AT_ONE:g}: " + (
-            "holds." if close else "does not hold."
+        found.append(
+            claim("fig4-k-alpha-1", close, f"k at alpha = 1 is {ks[1.0]:.5g}; within 1 of §7's k = {PAPER_K_AT_ONE:g}.")
         )
-    return text
+    return found
 
 
-def heavy_tail_verdict(table: dict[float, dict[str, float]]) -> str:
+def heavy_tail_claim(table: dict[float, dict[str, float]]) -> CheckedClaim:
     """Alphas at which under ``HEAVY_TAIL_FRACTION`` of the jobs carry half the load, with the fractions."""
     holds = [a for a, row in table.items() if row["half_load_fraction"] < HEAVY_TAIL_FRACTION]
     fails = [a for a in table if a not in holds]
@@ -147,14 +146,12 @@ def heavy_tail_verdict(table: dict[float, dict[str, float]]) -> str:
         f"Under {HEAVY_TAIL_FRACTION:.0%} of the jobs (the largest) carry half of the load (§3's heavy-tailed "
         "property): "
     )
-    text += f"holds at alpha {_alphas(holds)}" if holds else "holds at no alpha"
+    text += f"at alpha {_alphas(holds)}" if holds else "at no alpha"
     if fails:
         worst = max(fails, key=lambda a: table[a]["half_load_fraction"])
-        text += (
-            f"; does not hold at alpha {_alphas(fails)} (up to {table[worst]['half_load_fraction']:.3g} at alpha = "
-            f"{worst:g})"
-        )
-    return text + "."
+        text += f"; not at alpha {_alphas(fails)} (up to {table[worst]['half_load_fraction']:.3g} at alpha = {worst:g})"
+    status = "holds" if not fails else ("partly" if holds else "does not hold")
+    return claim("fig4-heavy-tail", status, text + ".")
 
 
 def _alphas(values: Sequence[float]) -> str:
@@ -184,16 +181,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{MEAN:g}; E[X] stays within {max(abs(m - MEAN) / MEAN for m in means):.2g} (relative) of {MEAN:g} at "
         "every alpha.",
         "",
-        exponential_verdict(list(args.alphas), [table[a]["second_moment"] for a in args.alphas]),
-        "",
-        k_verdict(table),
-        "",
-        heavy_tail_verdict(table),
-        "",
         "The left panel draws the density (1) for alphas "
         + _alphas(DENSITY_ALPHAS)
         + " from k (dot) to p (dashed): our copy of the paper gives only the caption 'Parameters of the Bounded "
         "Pareto Distribution' for it.",
+        "",
+        *claims_section(
+            [
+                *exponential_claims(list(args.alphas), [table[a]["second_moment"] for a in args.alphas]),
+                *k_claims(table),
+                heavy_tail_claim(table),
+            ]
+        ),
     ]
     write_markdown(out, FIGURE, DESCRIPTION, header, rows, notes)
 

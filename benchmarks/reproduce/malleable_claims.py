@@ -1,7 +1,8 @@
 """Claim checks shared by the heSRPT reproductions (``malleable_fig6.py``, ``malleable_figC7.py``).
 
 Each sentence of the paper that a figure supports becomes a verdict computed on the result file's own
-numbers: the claim, **holds** or **does not hold**, and the values that decide it. A *cell* is one
+numbers: a checked-claim line (``_claims.py``: **holds** or **does not hold**, an id, the claim and the
+values that decide it), which ``benchmarks/claims_table.py`` reads into docs/claims.md. A *cell* is one
 point of a figure ((p, load) online, (p,) offline); ``means[cell][policy]`` is the mean over the seeds
 of the figure's metric, and every ratio is a ratio of those means (what the figures plot).
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from _claims import claim
+
 Cell = tuple[float, ...]
 Means = Mapping[Cell, Mapping[str, float]]
 
@@ -17,9 +20,9 @@ TIE_RTOL = 1e-9
 """Relative slack for "at least as good as": a policy that coincides with the reference ties it."""
 
 
-def verdict(claim: str, holds: bool, evidence: str) -> str:
-    """One Markdown bullet: the claim, whether it holds on the file's numbers, and the deciding values."""
-    return f"- {claim}: **{'holds' if holds else 'does not hold'}** ({evidence})."
+def verdict(claim_id: str, sentence: str, holds: bool, evidence: str) -> str:
+    """A checked-claim line (``_claims.py``): whether ``sentence`` holds on the numbers, and the deciding values."""
+    return claim(claim_id, holds, f"{sentence}: {evidence}.").line()
 
 
 def ratio(means: Means, cell: Cell, name: str, reference: str) -> float:

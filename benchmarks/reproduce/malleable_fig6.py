@@ -100,20 +100,22 @@ def claims(means: Means, n_servers: float = N_SERVERS) -> list[str]:
 
     lines = [
         verdict(
+            "fig6-best",
             '"A-heSRPT outperforms all competitor policies in every case" (its mean slowdown at most every '
             "competitor's in every (p, load) cell)",
             *beats_every_competitor(means, REFERENCE, COMPETITORS, AXES),
         )
     ]
     worst = {c: max(COMPETITORS, key=lambda n, c=c: ratio(means, c, n, REFERENCE)) for c in cells}
-    for factor, quote in (
-        (10.0, 'Caption: "A-heSRPT often dominates by an order of magnitude"'),
-        (100.0, '"often by several orders of magnitude"'),
+    for claim_id, factor, quote in (
+        ("fig6-order-of-magnitude", 10.0, 'Caption: "A-heSRPT often dominates by an order of magnitude"'),
+        ("fig6-several-orders", 100.0, '"often by several orders of magnitude"'),
     ):
         big = [c for c in cells if ratio(means, c, worst[c], REFERENCE) >= factor]
         top = max(cells, key=lambda c: ratio(means, c, worst[c], REFERENCE))
         lines.append(
             verdict(
+                claim_id,
                 f"{quote} (the worst competitor at least {factor:g}x A-heSRPT in at least {OFTEN:.0%} of the cells)",
                 len(big) >= OFTEN * len(cells),
                 f"{len(big)} of {len(cells)} cells"
@@ -124,6 +126,7 @@ def claims(means: Means, n_servers: float = N_SERVERS) -> list[str]:
     close = [(c, n) for c in at(high_p) for n in ("srpt", "rs") if ratio(means, c, n, REFERENCE) <= COMPETE]
     lines.append(
         verdict(
+            "fig6-srpt-rs-compete",
             '"When jobs are highly parallelizable, policies such as SRPT and RS [...] can occasionally compete with '
             f'A-heSRPT" (SRPT or RS within {COMPETE - 1:.0%} of A-heSRPT in some cell at p = {high_p:g})',
             bool(close),
@@ -138,6 +141,7 @@ def claims(means: Means, n_servers: float = N_SERVERS) -> list[str]:
     }
     lines.append(
         verdict(
+            "fig6-load-increases",
             '"as load increases [...] A-heSRPT vastly outperforms the competition" (the best competitor\'s ratio to '
             f"A-heSRPT is larger at load {loads[-1]:g} than at load {loads[0]:g}, and at least {POOR:g} there, at "
             "every p)",
@@ -148,6 +152,7 @@ def claims(means: Means, n_servers: float = N_SERVERS) -> list[str]:
     poor = {n: largest_ratio(means, n, REFERENCE, at(low_p)) for n in ("srpt", "rs", "hell", "knee")}
     lines.append(
         verdict(
+            "fig6-low-p-poor",
             '"when jobs have a low level of parallelizability (low p), SRPT, RS, HELL and KNEE fail to maintain the '
             f'efficiency of the system and perform poorly" (each at least {POOR:g}x A-heSRPT at some load at '
             f"p = {low_p:g})",
@@ -159,6 +164,7 @@ def claims(means: Means, n_servers: float = N_SERVERS) -> list[str]:
     equi_high = [ratio(means, c, "equi", REFERENCE) for c in at(high_p)]
     lines.append(
         verdict(
+            "fig6-equi",
             '"EQUI [...] performs decently when p is low, but it performs poorly when p is high" (within '
             f"{DECENT:g}x A-heSRPT at every load at p = {low_p:g}, at least {POOR:g}x at every load at p = {high_p:g})",
             max(equi_low) <= DECENT and min(equi_high) >= POOR,
@@ -169,6 +175,7 @@ def claims(means: Means, n_servers: float = N_SERVERS) -> list[str]:
     handled = {n: largest_ratio(means, n, REFERENCE) for n in COMPETITORS}
     lines.append(
         verdict(
+            "fig6-only-policy",
             '"A-heSRPT is the only policy which is able to handle high and low values of p over a range of system '
             f'loads" (every competitor at least {POOR:g}x A-heSRPT in some cell)',
             all(r >= POOR for _, r in handled.values()),
@@ -188,6 +195,7 @@ def hell_facts(means: Means, n_servers: float) -> list[str]:
         deviation = max(abs(means[c]["hell"] / n_servers ** c[0] - 1.0) for c in low)
         lines.append(
             verdict(
+                "fig6-hell-model-check",
                 "HELL as worded with p < 1/2 gives each job one server while fewer than N jobs are present, so "
                 "every job's slowdown is s(N) = N^p (our model check, not a claim of the paper; to 1e-6)",
                 deviation <= 1e-6,

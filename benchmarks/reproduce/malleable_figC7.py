@@ -111,11 +111,13 @@ def claims(means: Means, theorem6_deviation: float) -> list[str]:
 
     lines = [
         verdict(
+            "figC7-theorem6",
             f"heSRPT's mean flow time equals Theorem 6 with w_i = 1 on every instance (to {THEOREM6_RTOL:g})",
             theorem6_deviation <= THEOREM6_RTOL,
             f"largest relative difference {theorem6_deviation:.2g}",
         ),
         verdict(
+            "figC7-optimal",
             "heSRPT is at most every competitor at every p (Corollary 1: it is optimal for mean flow time)",
             *beats_every_competitor(means, REFERENCE, COMPETITORS, AXES),
         ),
@@ -123,24 +125,33 @@ def claims(means: Means, theorem6_deviation: float) -> list[str]:
     gaps = {name: largest_ratio(means, name, REFERENCE) for name in COMPETITORS}
     lines.append(
         verdict(
+            "figC7-over-30",
             '"heSRPT once again outperforms every competitor policy by at least 30% in at least one case" (each '
             f"competitor's mean flow time at least {GAP:g}x heSRPT's at some p)",
             all(gap >= GAP for _, gap in gaps.values()),
             "; ".join(f"{name} up to {gap:.3g} ({fmt(cell)})" for name, (cell, gap) in gaps.items()),
         )
     )
-    similar = [  # (§5.2's words with our threshold, the cell, the policy, whether the ratio passes)
-        ('"When p is low, EQUI is within 1% of heSRPT"', low, "equi", lambda x: x <= 1.01),
-        ('"EQUI is over 3x worse than heSRPT when p = 0.99"', high, "equi", lambda x: x > 3.0),
-        ('"when p = 0.99, SRPT is nearly optimal" (within 5%)', high, "srpt", lambda x: x <= 1.05),
+    similar = [  # (claim id, §5.2's words with our threshold, the cell, the policy, whether the ratio passes)
+        ("figC7-equi-low-p", '"When p is low, EQUI is within 1% of heSRPT"', low, "equi", lambda x: x <= 1.01),
+        ("figC7-equi-high-p", '"EQUI is over 3x worse than heSRPT when p = 0.99"', high, "equi", lambda x: x > 3.0),
+        ("figC7-srpt-high-p", '"when p = 0.99, SRPT is nearly optimal" (within 5%)', high, "srpt", lambda x: x <= 1.05),
         (
+            "figC7-srpt-low-p",
             '"SRPT is an order of magnitude worse than heSRPT when p = 0.05" (at least 10x)',
             low,
             "srpt",
             lambda x: x >= 10,
         ),
-        ('"[HELL] is 50% worse than optimal when p = 0.05" (1.4x to 1.6x)', low, "hell", lambda x: 1.4 <= x <= 1.6),
         (
+            "figC7-hell-low-p",
+            '"[HELL] is 50% worse than optimal when p = 0.05" (1.4x to 1.6x)',
+            low,
+            "hell",
+            lambda x: 1.4 <= x <= 1.6,
+        ),
+        (
+            "figC7-knee-high-p",
             '"when p = 0.99, KNEE is roughly 50% worse than heSRPT" (1.4x to 1.6x)',
             high,
             "knee",
@@ -149,15 +160,17 @@ def claims(means: Means, theorem6_deviation: float) -> list[str]:
     ]
     lines += [
         verdict(
-            f"{FIG5}: {claim}",
+            claim_id,
+            f"{FIG5}: {sentence}",
             passes(r(name, cell)),
             f"{name} / heSRPT = {r(name, cell):.4g} at {fmt(cell)}",
         )
-        for claim, cell, name, passes in similar
+        for claim_id, sentence, cell, name, passes in similar
     ]
     alike = [cell for cell in cells if abs(means[cell]["hell"] / means[cell]["srpt"] - 1.0) <= 0.05]
     lines.append(
         verdict(
+            "figC7-hell-like-srpt",
             f'{FIG5}: "HELL performs similarly to SRPT in most cases" (within 5% of SRPT\'s mean flow time at more '
             "than half of the p values)",
             2 * len(alike) > len(cells),
@@ -171,6 +184,7 @@ def claims(means: Means, theorem6_deviation: float) -> list[str]:
     knee_best = [cell for cell in cells if best[cell] == "knee"]
     lines.append(
         verdict(
+            "figC7-knee-best",
             f'{FIG5}: "The KNEE policy is the best of the competitor policies" (at every p)',
             len(knee_best) == len(cells),
             "best competitor: " + "; ".join(f"{best[c]} {r(best[c], c):.4g} at {fmt(c)}" for c in cells),

@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "rep
 import dispatch_fig4
 import dispatch_fig10
 import dispatch_fig14
+from _claims import CheckedClaim, parse_claims
 from _dispatch_figures import size_statistics
 
 
@@ -56,38 +57,45 @@ def test_fig4_verdicts_on_the_papers_grid() -> None:
     # The rate between 1.5 and 2: log10(E[X^2](1.5) / E[X^2](2)) / 0.5 = log10(9.488e9 / 7.071e7) / 0.5 ≈ 4.26.
     rates = dispatch_fig4.growth_rates(alphas, second)
     assert rates[-1][:2] == (1.5, 2.0) and rates[-1][2] == pytest.approx(4.255, abs=1e-3)
-    verdict = dispatch_fig4.exponential_verdict(alphas, second)
-    assert "grows at every step as alpha declines holds" in verdict
-    assert "holds from alpha 1 to 2, not from alpha 0.2 to 1" in verdict
-    assert "0 < k <= 1500 does not hold, by 0.000225" in dispatch_fig4.k_verdict(table)
-    assert "within 1 of §7's k = 167: holds" in dispatch_fig4.k_verdict(table)
-    heavy = dispatch_fig4.heavy_tail_verdict(table)
-    assert "holds at alpha 0.2, 0.5, 1; does not hold at alpha 1.5, 2 (up to 0.25 at alpha = 2)" in heavy
+    grows, exponential, bound = dispatch_fig4.exponential_claims(alphas, second)
+    assert grows.status == "holds" and "(+5.28 orders of magnitude)." in grows.text
+    assert exponential.status == "partly"
+    assert "from alpha 1 to 2; from alpha 0.2 to 1 it is lower" in exponential.text
+    assert bound.status == "holds" and "0.444 of that bound at alpha = 0.2" in bound.text
+    k_range, k_one = dispatch_fig4.k_claims(table)
+    assert k_range.status == "does not hold" and "above 1500 by 0.000225" in k_range.text
+    assert k_one.status == "holds" and "k at alpha = 1 is 167.56" in k_one.text
+    heavy = dispatch_fig4.heavy_tail_claim(table)
+    assert heavy.status == "partly"
+    assert "at alpha 0.2, 0.5, 1; not at alpha 1.5, 2 (up to 0.25 at alpha = 2)" in heavy.text
 
 
 def test_fig4_exponential_verdict_on_made_up_moments() -> None:
     # Three orders of magnitude per unit of alpha throughout: exponential everywhere.
-    steady = dispatch_fig4.exponential_verdict([1.0, 2.0, 3.0], [1e6, 1e3, 1.0])
-    assert "peaks at 3 orders" in steady and "from alpha 1 to 3." in steady and "not from" not in steady
+    _, steady, _ = dispatch_fig4.exponential_claims([1.0, 2.0, 3.0], [1e6, 1e3, 1.0])
+    assert steady.status == "holds" and "peaks at 3 orders" in steady.text and "from alpha 1 to 3." in steady.text
     # Flat below alpha 1, and a step where E[X^2] falls as alpha declines.
-    flat = dispatch_fig4.exponential_verdict([0.5, 1.0, 2.0], [0.9e6, 1e6, 1e3])
-    assert "does not hold (it does not between alpha 0.5 to 1)" in flat
-    assert "not from alpha 0.5 to 1" in flat
+    grows, flat, _ = dispatch_fig4.exponential_claims([0.5, 1.0, 2.0], [0.9e6, 1e6, 1e3])
+    assert grows.status == "does not hold" and "it does not between alpha 0.5 to 1." in grows.text
+    assert flat.status == "partly" and "from alpha 0.5 to 1 it is lower" in flat.text
     assert dispatch_fig4.spans([(4.0, 5.0), (1.0, 2.0), (2.0, 3.0)]) == "alpha 1 to 3, alpha 4 to 5"
 
 
 def test_fig14_caption_values() -> None:
     table = {a: size_statistics(a, 1e7) for a in (0.2, 0.5, 1.0, 2.0)}
-    verdict = dispatch_fig14.cv_verdict(table)
-    assert "C at alpha = 2 is 1.845; rounds to the caption's 2: holds" in verdict
-    assert "C at alpha = 0.2 is 38.48; rounds to the caption's 33: does not hold" in verdict
-    assert "the alpha with C closest to 33 is 0.5, C = 33.32" in verdict
+    cv = {c.claim_id: c for c in dispatch_fig14.cv_claims(table)}
+    assert cv["fig14-cv-alpha-2"].status == "holds" and "C at alpha = 2 is 1.845" in cv["fig14-cv-alpha-2"].text
+    at_02 = cv["fig14-cv-alpha-0.2"]
+    assert at_02.status == "does not hold" and "C at alpha = 0.2 is 38.48" in at_02.text
+    assert "the alpha with C closest to 33 is 0.5, C = 33.32" in at_02.text
+    assert cv["fig14-cv-falls"].status == "holds"
     tables = {1e7: table, 1e10: {a: size_statistics(a, 1e10) for a in table}}
-    k_text = dispatch_fig14.k_verdict(tables)
-    assert "k = 286.82 at alpha = 1, within 1 of §7's 287: holds" in k_text
-    assert "log10(p / k) = 7.78 orders of magnitude, rounds to §7's 8: holds" in k_text
-    variability = dispatch_fig14.variability_verdict(tables)
-    assert "at every alpha: holds" in variability and "from 1.78 (alpha = 2) to 1000 (alpha = 0.2)" in variability
+    k = {c.claim_id: c for c in dispatch_fig14.k_claims(tables)}
+    assert all(c.status == "holds" for c in k.values()) and len(k) == 4
+    assert "k = 286.82 at alpha = 1, within 1 of §7's 287" in k["fig14-k-alpha-1-p-1e7"].text
+    assert "log10(p / k) = 7.78 orders of magnitude, rounds to §7's 8" in k["fig14-orders-p-1e10"].text
+    variability = dispatch_fig14.variability_claim(tables)
+    assert variability.status == "holds" and "from 1.78 (alpha = 2) to 1000 (alpha = 0.2)" in variability.text
 
 
 def test_fig10_bands_and_crossing() -> None:
@@ -112,7 +120,8 @@ def test_fig10_loads_on_a_small_grid() -> None:
     low, high = dispatch_fig10.caption_thresholds(table)
     assert low == pytest.approx(size_dist.lower / size_dist.mean, rel=1e-4)  # load 0.7 at alpha = 1
     assert high == pytest.approx(light[2.0]["relative_excess"])
-    assert all(s.endswith("holds.") for s in dispatch_fig10.caption_verdicts(table)[:3])
+    panels = dispatch_fig10.caption_verdicts(table)[:3]
+    assert [c.status for c in panels if isinstance(c, CheckedClaim)] == ["holds"] * 3
 
 
 @pytest.mark.parametrize("script", [dispatch_fig4, dispatch_fig10, dispatch_fig14])
@@ -122,4 +131,6 @@ def test_scripts_are_listed_and_write_their_files(script: ModuleType, tmp_path: 
     report = (tmp_path / f"{script.FIGURE}.md").read_text()
     assert report.startswith(f"# {script.FIGURE}\n\n{script.DESCRIPTION}") and "--quick" in report
     assert "| 0.2 |" in report and "| 2 |" in report
+    assert all(name.startswith(script.FIGURE.removeprefix("tags-")) for name in parse_claims(report))
+    assert len(parse_claims(report)) >= 5
     assert (tmp_path / f"{script.FIGURE}.png").stat().st_size > 0
