@@ -92,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         agent = agents.load(run_folder(runs_dir, config_path, seed), best=True)
         assessments[seed] = assess(agent.act_batch, config.env_id, env_kwargs, range(episodes), metric)
     command = "python benchmarks/rl_versus_paper.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    text = report(args.preset, preset, config, timesteps, assessments, summaries, wall, command.strip())
-    text = text.replace(provenance(command.strip()), learning_curves(curves) + "\n\n" + provenance(command.strip()))
+    text = report(
+        args.preset, preset, config, timesteps, assessments, summaries, wall, command.strip(), learning_curves(curves)
+    )
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / f"rl_{args.preset}.md").write_text(text)
     print(text)
@@ -108,14 +109,17 @@ def read_evaluations(run_dir: Path) -> list[dict[str, Any]]:
 
 PLATEAU = 0.001
 """A median validation ratio that moved by less than this (relative) over the second half of training is flat."""
+NEAR_BEST = 0.01
+"""A run whose last validation ratio is within this (relative) of its best one has not fallen back."""
 
 
 def learning_curves(curves: dict[int, list[dict[str, Any]]]) -> str:
     """Markdown: the validation ratio of every run at each evaluation, and whether the budget limits it.
 
     The verdict compares the median over runs of the validation ratio at the middle evaluation and at
-    the last one: still falling by more than ``PLATEAU`` means more training steps of the same config
-    would likely help (the budget limits the result); otherwise more of the same does not, and what is
+    the last one: still falling by more than ``PLATEAU`` and within ``NEAR_BEST`` of the runs' best
+    means more training steps of the same config would likely help (the budget limits the result);
+    ending well above the runs' best means training is unstable; otherwise it is flat, and what is
     left is information, capacity or the algorithm.
     """
     rows: dict[int, dict[int, float]] = {}
@@ -133,15 +137,26 @@ def learning_curves(curves: dict[int, list[dict[str, Any]]]) -> str:
     per_run = [[float(r["ratio"]) for r in evaluations] for evaluations in curves.values() if evaluations]
     middle = float(np.median([ratios[(len(ratios) - 1) // 2] for ratios in per_run]))
     last = float(np.median([ratios[-1] for ratios in per_run]))
+    best = float(np.median([min(ratios) for ratios in per_run]))
     change = last / middle - 1
-    verdict = (
-        f"still improving: the median validation ratio fell by {-100 * change:.1f}% over the second half of "
-        f"training ({middle:.4f} -> {last:.4f}), so the training budget limits this result"
-        if change < -PLATEAU
-        else f"flat: the median validation ratio changed by {100 * change:+.1f}% over the second half of training "
-        f"({middle:.4f} -> {last:.4f}, within {100 * PLATEAU:.1f}%), so more steps of this config would not close "
-        "the gap"
-    )
+    if change < -PLATEAU and last <= best * (1 + NEAR_BEST):
+        verdict = (
+            f"still improving: the median validation ratio fell by {-100 * change:.1f}% over the second half of "
+            f"training ({middle:.4f} -> {last:.4f}), so the training budget limits this result"
+        )
+    elif last > best * (1 + NEAR_BEST):
+        verdict = (
+            f"unstable: the runs were at their best earlier (median of each run's best validation ratio {best:.4f}) "
+            f"and ended at {last:.4f}, {100 * (last / best - 1):.1f}% worse; more steps of this config do not "
+            "reliably help (the algorithm's updates, not the budget, limit the result; the selected model is each "
+            "run's best)"
+        )
+    else:
+        verdict = (
+            f"flat: the median validation ratio changed by {100 * change:+.1f}% over the second half of training "
+            f"({middle:.4f} -> {last:.4f}, within {100 * PLATEAU:.1f}%), so more steps of this config would not "
+            "close the gap"
+        )
     return "\n".join(
         [
             f"## Learning curves (ratio to {reference} on the validation seeds, at each evaluation)",
@@ -153,6 +168,19 @@ def learning_curves(curves: dict[int, list[dict[str, Any]]]) -> str:
     )
 
 
+def same_as_baseline(assessments: dict[int, Assessment]) -> list[str]:
+    """One line per run whose selected model scores exactly as a baseline on every test seed (it learned that rule)."""
+    lines = []
+    for seed, result in assessments.items():
+        twins = [n for n in result.baselines if np.allclose(result.agent, result.values(n), rtol=1e-9, atol=0.0)]
+        if twins:
+            lines.append(
+                f"- training seed {seed}: the selected model scores exactly as {' = '.join(twins)} on every one of "
+                f"the {len(result.agent)} test seeds (it acts as that rule)"
+            )
+    return lines
+
+
 def report(
     name: str,
     preset: Preset,
@@ -162,6 +190,7 @@ def report(
     summaries: list[dict[str, Any]],
     wall: float,
     command: str,
+    curves: str,
 ) -> str:
     """The Markdown of ``rl_<name>.md``: per-seed table, across-seed IQM, baselines, and the goal's check."""
     first = next(iter(assessments.values()))
@@ -230,6 +259,7 @@ def report(
         f"**{best_iqm:.4f}** [{best_low:.4f}, {best_high:.4f}]",
         f"- mean over runs of the ratio of means: {mean_ratio:.4f} to {reference}, {mean_best:.4f} to {best_overall}",
         f"- goal (issue 11): ratio to {target} <= {preset.threshold}: {verdict}",
+        *same_as_baseline(assessments),
         f"- training: {sum(cpu):.1f} CPU-minutes for {len(assessments)} runs (runs two at a time on 2 cores; this "
         f"command took {wall / 60:.1f} wall-minutes to train, 0 when the runs existed already)",
         "",
@@ -239,7 +269,7 @@ def report(
     ]
     if first.skipped:
         lines += ["", "Baselines that cannot act in this configuration: " + "; ".join(first.skipped) + "."]
-    lines += ["", provenance(command), ""]
+    lines += ["", curves, "", provenance(command), ""]
     return "\n".join(lines)
 
 
