@@ -52,7 +52,7 @@ def test_a_missing_claim_id_or_test_or_reason_is_an_error() -> None:
     with pytest.raises(ValueError, match="drop its reason"):
         claims_table.row(base | {"result": "tags-fig8.md#fig8-balance-alpha-1", "reason": "stale"})
     with pytest.raises(ValueError, match="exactly one source"):
-        claims_table.row(base | {"not_reproduced": "x", "table": "hesrpt-fig5-best"})
+        claims_table.row(base | {"not_reproduced": "x", "result": "tags-fig8.md#fig8-balance-alpha-1"})
 
 
 def test_checked_claim_lines_round_trip_and_validate() -> None:
@@ -77,22 +77,3 @@ def test_orders_of_magnitude_readings() -> None:
     assert about_orders(38.1, 2) and not about_orders(30.0, 2) and about_orders(300.0, 2)
     assert over_orders(2.6e4, 4) and not over_orders(8.47e3, 4)
     assert magnitude(8470.0) == "8.47e+03 (10^3.93)"
-
-
-def test_table_checks_read_the_ratios_of_the_hesrpt_tables(tmp_path: Path) -> None:
-    table = tmp_path / "fig.md"
-    table.write_text(
-        "# t\n\n| p | hesrpt | srpt | equi | hell | knee |\n|---|---|---|---|---|---|\n"
-        "| 0.05 | 1 ± 0 (×1.000) | 9 ± 1 (×12.000) | 1 ± 0 (×1.005) | 2 ± 0 (×1.500) | 1 ± 0 (×1.100) |\n"
-        "| 0.99 | 5 ± 1 (×1.000) | 5 ± 1 (×1.002) | 9 ± 1 (×3.100) | 5 ± 1 (×1.002) | 5 ± 1 (×0.990) |\n"
-    )
-    rows = claims_table.markdown_table(table)
-    assert rows[1]["knee"] == "5 ± 1 (×0.990)" and claims_table.ratio(rows[0]["srpt"]) == 12.0
-    status, value = claims_table.TABLE_CHECKS["hesrpt-fig5-best"][1](rows)
-    assert status == "does not hold" and "knee at p = 0.99 (0.990)" in value
-    assert claims_table.TABLE_CHECKS["hesrpt-fig5-equi-low-p"][1](rows)[0] == "holds"
-    assert claims_table.TABLE_CHECKS["hesrpt-fig5-knee-best"][1](rows) == (
-        "partly",
-        "best competitor: equi at p = 0.05, knee at p = 0.99",
-    )
-    assert claims_table.TABLE_CHECKS["hesrpt-fig5-hell-like-srpt"][1](rows)[0] == "does not hold"  # 1 of 2 values

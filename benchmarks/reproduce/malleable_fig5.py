@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,7 @@ GAP = 1.3
 """Caption, "heSRPT often dominates by over 30%" (as Appendix D words it): every competitor 1.3x at some p."""
 
 
-def run_point(env_kwargs: dict[str, Any], seeds: range, alphas: np.ndarray) -> tuple[dict[str, np.ndarray], float]:
+def run_point(env_kwargs: dict[str, Any], seeds: range, alphas: Sequence[float]) -> tuple[dict[str, np.ndarray], float]:
     """Per-instance mean slowdown of every policy on ``env_kwargs``, and KNEE's brute-forced alpha."""
     best_alpha, _ = tune_knee_alpha(seeds, alphas, env_id=ENV_ID, **env_kwargs)
     values = {}
@@ -179,7 +180,11 @@ def claims(means: Means, theorem6_deviation: float) -> list[str]:
             + ", ".join(f"{means[c]['hell'] / means[c]['srpt']:.3g} at {fmt(c)}" for c in cells),
         )
     )
-    best = {cell: min(COMPETITORS, key=lambda n, c=cell: r(n, c)) for cell in cells}
+
+    def best_competitor(cell: tuple[float, ...]) -> str:
+        return min(COMPETITORS, key=lambda name: r(name, cell))
+
+    best = {cell: best_competitor(cell) for cell in cells}
     lines.append(
         verdict(
             "fig5-knee-best",
@@ -213,12 +218,14 @@ def main(argv: list[str] | None = None) -> int:
     seeds = range(args.seeds or (2 if args.quick else 10))
     alphas_per_decade = 2 if args.quick else 4
 
-    rows, means, deviation = [], {}, 0.0
+    rows: list[list[object]] = []
+    means: dict[tuple[float, ...], dict[str, float]] = {}
+    deviation = 0.0
     bar = progress_bar(p_values, desc=FIGURE, unit="p")
     for p in bar:
         kwargs = {"n_jobs": n_jobs, "max_jobs": n_jobs, "n_servers": 1e6, "speedup": p, "size_dist": Pareto(0.8)}
         alphas = p / np.geomspace(1e9, 1e-3, 12 * alphas_per_decade + 1) ** (1 + p)
-        values, best_alpha = run_point(kwargs, seeds, alphas)
+        values, best_alpha = run_point(kwargs, seeds, alphas.tolist())
         deviation = max(deviation, float(np.max(np.abs(values[REFERENCE] / theorem6(kwargs, seeds) - 1.0))))
         means[(p,)] = {name: float(v.mean()) for name, v in values.items()}
         rows.append(
