@@ -53,7 +53,7 @@ class Preset:
 
 PRESETS = {
     "malleable-offline": Preset("malleable_ppo.yaml", 3_000_000, "paper", 1.01),
-    "malleable-online": Preset("malleable_online_ppo.yaml", 5_000_000, "paper", 1.00),
+    "malleable-online": Preset("malleable_online_ppo.yaml", 8_000_000, "paper", 1.00),
     "multiserver": Preset("multiserverjob_maskable_ppo.yaml", 6_000_000, "paper", 1.05),
     "dispatch": Preset("dispatch_maskable_ppo.yaml", 1_500_000, "best", 1.00),
     "moldable": Preset("moldable_maskable_ppo.yaml", 3_000_000, "paper", 1.00),
