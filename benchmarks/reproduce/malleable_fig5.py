@@ -29,27 +29,20 @@ from typing import Any
 import numpy as np
 
 import schedenv  # noqa: F401
-from baselines.malleable import Knee
 from schedenv.analysis import hesrpt_mean_slowdown
-from schedenv.fastpath import evaluate_fast
 from schedenv.progress import progress_bar
 from schedenv.reporting import markdown_table, provenance, write_atomic
 from schedenv.stats import mean_interval
-from schedenv.tuning import tune_knee_alpha
 from schedenv.workloads import Pareto
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _malleable_offline import POLICIES, REFERENCE, closed_form, policy_values
 from malleable_claims import Means, beats_every_competitor, label, largest_ratio, ratio, verdict
 
 FIGURE = "hesrpt-fig5"
 DESCRIPTION = "heSRPT Fig. 5: offline mean slowdown vs p (N = 1e6, M = 500, Pareto 0.8); heSRPT is optimal"
 TITLE = "heSRPT Fig. 5: offline mean slowdown vs p (N = 10^6, M = 500, Pareto(0.8) sizes)"
-ENV_ID = "schedenv/Malleable-v0"
-POLICY_KWARGS = {"hell": {"allocation": "fractions"}}
-"""Env arguments of one contender: HELL as worded leaves servers idle (heSRPT §5.2)."""
-POLICIES = ("hesrpt", "srpt", "equi", "hell", "hell-waterfill", "knee")
-REFERENCE = "hesrpt"
 COMPETITORS = ("srpt", "equi", "hell", "knee")
 """§5.2's competitors; ``hell-waterfill`` is our alternative reading, reported but not judged."""
 AXES = ("p",)
@@ -69,27 +62,12 @@ GAP = 1.3
 
 def run_point(env_kwargs: dict[str, Any], seeds: range, alphas: Sequence[float]) -> tuple[dict[str, np.ndarray], float]:
     """Per-instance mean slowdown of every policy on ``env_kwargs``, and KNEE's brute-forced alpha."""
-    best_alpha, _ = tune_knee_alpha(seeds, alphas, env_id=ENV_ID, **env_kwargs)
-    values = {}
-    for name in POLICIES:
-        contender = Knee(alpha=best_alpha) if name == "knee" else name
-        result = evaluate_fast(ENV_ID, contender, seeds, **env_kwargs, **POLICY_KWARGS.get(name, {}))
-        values[name] = result.values("mean_slowdown")
-    return values, best_alpha
+    return policy_values(env_kwargs, seeds, alphas, "mean_slowdown")
 
 
 def theorem6(env_kwargs: dict[str, Any], seeds: range) -> np.ndarray:
     """Theorem 6's optimal mean slowdown of each seed's instance."""
-    import gymnasium as gym
-
-    env = gym.make(ENV_ID, **env_kwargs)
-    optimal = []
-    for seed in seeds:
-        env.reset(seed=seed)
-        inner: Any = env.unwrapped
-        optimal.append(hesrpt_mean_slowdown(inner.params.sizes, inner.speedup.p, inner.n_servers))
-    env.close()
-    return np.asarray(optimal)
+    return closed_form(env_kwargs, seeds, hesrpt_mean_slowdown)
 
 
 def claims(means: Means, theorem6_deviation: float) -> list[str]:
