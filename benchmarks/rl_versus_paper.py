@@ -56,7 +56,7 @@ PRESETS = {
     "malleable-online": Preset("malleable_online_ppo.yaml", 8_000_000, "paper", 1.00),
     "multiserver": Preset("multiserverjob_maskable_ppo.yaml", 6_000_000, "paper", 1.05),
     "dispatch": Preset("dispatch_maskable_ppo.yaml", 1_500_000, "best", 1.00),
-    "moldable": Preset("moldable_maskable_ppo.yaml", 3_000_000, "paper", 1.00),
+    "moldable": Preset("moldable_maskable_ppo.yaml", 4_200_000, "paper", 1.00),
 }
 TRAIN_SEEDS = (0, 1, 2)
 
