@@ -30,14 +30,11 @@ import numpy as np
 
 import schedenv  # noqa: F401
 from schedenv.analysis import hesrpt_mean_slowdown
-from schedenv.progress import progress_bar
 from schedenv.reporting import markdown_table, provenance, write_atomic
-from schedenv.stats import mean_interval
-from schedenv.workloads import Pareto
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _malleable_offline import POLICIES, REFERENCE, closed_form, policy_values
+from _malleable_offline import POLICIES, REFERENCE, Sweep, add_sweep_arguments, closed_form, plot, policy_values
 from malleable_claims import Means, beats_every_competitor, label, largest_ratio, ratio, verdict
 
 FIGURE = "hesrpt-fig5"
@@ -186,34 +183,12 @@ def claims(means: Means, theorem6_deviation: float) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=DESCRIPTION)
-    parser.add_argument("--quick", action="store_true", help="2 instances of M = 100 at 4 values of p")
-    parser.add_argument("--seeds", type=int, default=None, help="instances per p (default 10, quick 2)")
-    parser.add_argument("--out", default="benchmarks/results")
+    add_sweep_arguments(parser)
     args = parser.parse_args(argv)
     started = time.process_time()
-    n_jobs = 100 if args.quick else 500
-    p_values = [0.05, 0.5, 0.9, 0.99] if args.quick else [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99]
-    seeds = range(args.seeds or (2 if args.quick else 10))
-    alphas_per_decade = 2 if args.quick else 4
-
-    rows: list[list[object]] = []
-    means: dict[tuple[float, ...], dict[str, float]] = {}
-    deviation = 0.0
-    bar = progress_bar(p_values, desc=FIGURE, unit="p")
-    for p in bar:
-        kwargs = {"n_jobs": n_jobs, "max_jobs": n_jobs, "n_servers": 1e6, "speedup": p, "size_dist": Pareto(0.8)}
-        alphas = p / np.geomspace(1e9, 1e-3, 12 * alphas_per_decade + 1) ** (1 + p)
-        values, best_alpha = run_point(kwargs, seeds, alphas.tolist())
-        deviation = max(deviation, float(np.max(np.abs(values[REFERENCE] / theorem6(kwargs, seeds) - 1.0))))
-        means[(p,)] = {name: float(v.mean()) for name, v in values.items()}
-        rows.append(
-            [
-                p,
-                *(f"{mean_interval(v)} (×{v.mean() / values[REFERENCE].mean():.3g})" for v in values.values()),
-                f"{best_alpha:.3g}",
-            ]
-        )
-        bar.write(f"p = {p}: " + ", ".join(f"{n} {m:.4g}" for n, m in means[(p,)].items()))
+    sweep = Sweep.from_args(args)
+    n_jobs, seeds = sweep.n_jobs, sweep.seeds
+    rows, means, deviation = sweep.run(FIGURE, run_point, theorem6)
 
     out = Path(args.out)
     table = markdown_table(["p", *POLICIES, "KNEE alpha"], rows)
@@ -228,28 +203,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{provenance()} CPU time {time.process_time() - started:.0f} s.\n"
     )
     write_atomic(out / f"{FIGURE}.md", text)
-    _plot(out / f"{FIGURE}.png", p_values, means)
+    plot(out / f"{FIGURE}.png", sweep.p_values, means, "mean slowdown", "Offline, N = 1e6, Pareto(0.8)")
     print(text)
     return 0
-
-
-def _plot(path: Path, p_values: list[float], means: Means) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(6, 4))
-    for name in POLICIES:
-        axes.plot(p_values, [means[(p,)][name] for p in p_values], marker="o", label=name)
-    axes.set_yscale("log")
-    axes.set_xlabel("speedup exponent p")
-    axes.set_ylabel("mean slowdown")
-    axes.set_title("Offline, N = 1e6, Pareto(0.8)")
-    axes.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
 
 
 if __name__ == "__main__":
