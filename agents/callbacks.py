@@ -27,7 +27,14 @@ from stable_baselines3.common.vec_env import VecNormalize
 import baselines
 from agents.assess import play_batched
 from agents.contender import AgentContender
-from agents.runs import BEST_MODEL, BEST_VECNORMALIZE, EVALUATIONS, checkpoint_paths, write_atomic
+from agents.runs import (
+    BEST_MODEL,
+    BEST_VECNORMALIZE,
+    EVALUATIONS,
+    checkpoint_paths,
+    read_evaluations,
+    write_atomic,
+)
 from agents.venv import TrainingState
 from schedenv.evaluation import EvaluationResult
 from schedenv.fastpath import evaluate_fast
@@ -121,10 +128,8 @@ class ReferenceEvalCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         self._last_evaluated = self.model.num_timesteps
-        path = self.run_dir / EVALUATIONS
-        if path.is_file():  # a resumed run keeps its best model
-            rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-            self.best_ratio = min((float(r["ratio"]) for r in rows), default=float("inf"))
+        rows = read_evaluations(self.run_dir)  # a resumed run keeps its best model
+        self.best_ratio = min((float(r["ratio"]) for r in rows), default=float("inf"))
 
     def _on_step(self) -> bool:
         if self.model.num_timesteps - self._last_evaluated >= self.every:

@@ -189,3 +189,9 @@ def read_provenance(run_dir: Path) -> dict[str, Any]:
     """The run's ``run.json`` (empty for runs trained before it existed)."""
     path = Path(run_dir) / PROVENANCE
     return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def read_evaluations(run_dir: Path) -> list[dict[str, Any]]:
+    """The validation evaluations of a run (``evaluations.jsonl``, one row per evaluation), in order."""
+    path = Path(run_dir) / EVALUATIONS
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []

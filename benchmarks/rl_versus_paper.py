@@ -31,7 +31,7 @@ import numpy as np
 
 import agents
 from agents.assess import Assessment, assess
-from agents.runs import EVALUATIONS, read_provenance
+from agents.runs import read_evaluations, read_provenance
 from agents.sweep import run_folder, sweep
 from agents.train import CONFIG_DIR, resolve_config
 from schedenv.comparison import objective_metric
@@ -99,12 +99,6 @@ def main(argv: list[str] | None = None) -> int:
     (Path(args.out) / f"rl_{args.preset}.md").write_text(text)
     print(text)
     return 0
-
-
-def read_evaluations(run_dir: Path) -> list[dict[str, Any]]:
-    """The validation evaluations of one run (``evaluations.jsonl``), in order."""
-    path = Path(run_dir) / EVALUATIONS
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
 
 
 PLATEAU = 0.001
