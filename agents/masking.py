@@ -73,7 +73,8 @@ class FusedMaskedDistribution(MaskableDistribution):
 
     def entropy(self) -> th.Tensor:
         """Entropy summed over components, masked choices excluded, shape (batch,)."""
-        total = th.zeros(self._require_logits().shape[0], device=self._require_logits().device)
+        logits = self._require_logits()
+        total = th.zeros(logits.shape[0], device=logits.device)
         for lp, mask in zip(self._components(), self._split_masks(), strict=True):
             # exp() of the masked log-probabilities (about -1e8) underflows on a slow path of the CPU's exp;
             # clamping at -87 keeps it on the fast one (exp(-87) ~ 1.6e-38) and the terms of masked choices

@@ -24,7 +24,7 @@ import os
 import re
 import warnings
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,8 +96,14 @@ def _header_max_procs(header: dict[str, str]) -> int | None:
 def parse_swf(text: str) -> SWFTrace:
     """Parse SWF ``text``: header comments into ``header``, each job line into a row."""
     header: dict[str, str] = {}
-    rows: list[list[float]] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    rows = [_parse_line(line, raw, number) for number, raw, line in _job_lines(text.splitlines(), header)]
+    data = np.array(rows, dtype=np.float64).reshape(len(rows), len(SWF_FIELDS))
+    return SWFTrace(data, header)
+
+
+def _job_lines(lines: Iterable[str], header: dict[str, str]) -> Iterator[tuple[int, str, str]]:
+    """(line number, raw line, stripped line) of each job line; header comments go into ``header`` as they come."""
+    for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line:
             continue
@@ -106,9 +112,7 @@ def parse_swf(text: str) -> SWFTrace:
             if match:
                 header.setdefault(match.group(1).strip(), match.group(2))
             continue
-        rows.append(_parse_line(line, raw, number))
-    data = np.array(rows, dtype=np.float64).reshape(len(rows), len(SWF_FIELDS))
-    return SWFTrace(data, header)
+        yield number, raw, line
 
 
 def _parse_line(line: str, raw: str, number: int) -> list[float]:
@@ -332,15 +336,7 @@ def read_replay(
     header: dict[str, str] = {}
     builder: _ReplayBuilder | None = None
     with open(path, encoding="utf-8", errors="replace") as handle:
-        for number, raw in enumerate(handle, start=1):
-            line = raw.strip()
-            if not line:
-                continue
-            if line.startswith(";"):
-                match = _HEADER_LINE.match(line)
-                if match:
-                    header.setdefault(match.group(1).strip(), match.group(2))
-                continue
+        for number, raw, line in _job_lines(handle, header):
             if builder is None:
                 builder = _ReplayBuilder(f"SWF file {os.fspath(path)}", processors, _header_max_procs(header))
             builder.add(_parse_line(line, raw, number), f"line {number}")
