@@ -42,7 +42,7 @@ class FastCore:
             params.arrival_times, params.sizes, 0, self.time, params.speedup_at_n, self._slowdown,
         )  # fmt: skip
         self.n_completed, self.work_done = 0, 0.0
-        self._n_window = observe(self._window, self._remaining, self._size, self.n_jobs, scale, self._obs, self._order)
+        self._observe()
 
     @property
     def done(self) -> bool:
@@ -66,6 +66,18 @@ class FastCore:
         return MalleableState(
             self.time, job_id, arrival, size, remaining, weight, self.next_arrival, self.n_completed, self.work_done
         )
+
+    def load(self, state: MalleableState) -> None:
+        """Continue from ``state`` (e.g. the reference core's), so that one transition can be compared alone."""
+        n = state.n_jobs
+        for target, source in (
+            (self._job_id, state.job_id), (self._arrival, state.arrival), (self._size, state.size),
+            (self._remaining, state.remaining), (self._weight, state.weight),
+        ):  # fmt: skip
+            target[:n] = source
+        self.time, self.n_jobs, self.next_arrival = state.time, n, state.next_arrival
+        self.n_completed, self.work_done = state.n_completed, state.work_done
+        self._observe()
 
     def step(self, action: object) -> tuple[StepOutcome, np.ndarray]:
         """Apply ``action`` until the next epoch; returns the outcome and the theta used."""
@@ -94,10 +106,13 @@ class FastCore:
         ]
         self.n_completed += n_done
         self.work_done += work
+        self._observe()
+        return StepOutcome(self.time - before, accrued, completed, work), self._theta[:n_before]
+
+    def _observe(self) -> None:
         self._n_window = observe(
             self._window, self._remaining, self._size, self.n_jobs, self.scale, self._obs, self._order
         )
-        return StepOutcome(self.time - before, accrued, completed, work), self._theta[:n_before]
 
     def observation(self) -> np.ndarray:
         """The flat observation (a fresh array)."""
