@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from schedenv.analysis.hesrpt import hesrpt_allocation
 from schedenv.malleable.sim import MalleableParams, MalleableState, StepOutcome, advance, initial_state, is_done
 from schedenv.validation import as_real_array
 
@@ -62,6 +63,64 @@ def allocation(weights: np.ndarray, window: np.ndarray, n_jobs: int, mode: str =
     if mode == "fractions" and total <= 1.0:
         return theta
     return theta / total
+
+
+ACTION_MODES = ("weights", "log", "residual")
+"""How the env reads an action (the env's ``action_mode`` argument; see its Action Space section):
+
+- "weights": ``Box(0, 1)`` weights per slot and one for the group outside the window (the default).
+- "log": ``Box(-1, 1)`` log-weights: slot s gets weight 10^(LOG_DECADES * a_s), so one action spans
+  12 orders of magnitude of allocations and a = 0 is EQUI; every weight is positive.
+- "residual": ``Box(-1, 1)`` adjustments of the paper policy: the env computes heSRPT's allocation
+  (Theorem 5; Adaptive-heSRPT online, §5.3) for the jobs present and multiplies slot s's fraction by
+  10^(RESIDUAL_DECADES * a_s) (the group's by that of the last entry); a = 0 is the paper policy.
+
+Both new modes end in weights that the ``"normalized"`` allocation turns into fractions.
+"""
+LOG_DECADES = 6.0
+"""Decades of weight per unit of a log-space action: a in [-1, 1] gives weights in [1e-6, 1e6]."""
+RESIDUAL_DECADES = 2.0
+"""Decades per unit of a residual action: a in [-1, 1] scales the paper policy's fraction by [0.01, 100]."""
+
+
+def check_signed_action(action: object, max_jobs: int) -> np.ndarray:
+    """A ``"log"`` or ``"residual"`` action as float64, or ``ValueError`` naming what is wrong."""
+    values = as_real_array("action", action)
+    if values.shape != (max_jobs + 1,):
+        raise ValueError(f"action has shape {values.shape}; expected ({max_jobs + 1},)")
+    if not np.isfinite(values).all():
+        raise ValueError(f"action contains NaN or inf: {values.tolist()}")
+    if values.min() < -1.0 or values.max() > 1.0:
+        raise ValueError(f"action entries must lie in [-1, 1]; got min {values.min()!r}, max {values.max()!r}")
+    return values
+
+
+def log_weights(action: object, max_jobs: int) -> np.ndarray:
+    """Weights in (0, 1] from a log-space action: 10^(LOG_DECADES * (a - max a))."""
+    values = check_signed_action(action, max_jobs)
+    return np.power(10.0, LOG_DECADES * (values - values.max()))
+
+
+def residual_weights(action: object, state: MalleableState, window: np.ndarray, max_jobs: int, p: float) -> np.ndarray:
+    """Weights in [0, 1] that apply heSRPT's fractions adjusted by a residual action.
+
+    heSRPT's fraction theta_j (Theorem 5, with the state's weights: Corollary 1) of each job in the
+    window is multiplied by 10^(RESIDUAL_DECADES * a_slot); the jobs outside the window share their
+    total fraction times 10^(RESIDUAL_DECADES * a_last) (split equally by the allocation). With
+    a = 0 and no job outside the window, the env applies heSRPT's allocation exactly (to rounding).
+    """
+    values = check_signed_action(action, max_jobs)
+    weights = np.zeros(max_jobs + 1)
+    if state.n_jobs == 0:
+        return weights
+    base = hesrpt_allocation(state.remaining, p, weights=np.asarray(state.weight))
+    factor = np.power(10.0, RESIDUAL_DECADES * values)
+    weights[: window.size] = base[window] * factor[: window.size]
+    if state.n_jobs > window.size:
+        outside = np.ones(state.n_jobs, dtype=bool)
+        outside[window] = False
+        weights[-1] = base[outside].sum() * factor[-1]
+    return weights / weights.max()
 
 
 class ReferenceCore:

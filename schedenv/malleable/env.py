@@ -16,12 +16,15 @@ from gymnasium import spaces
 
 from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
 from schedenv.malleable.core import (
+    ACTION_MODES,
     ALLOCATION_MODES,
     GLOBAL_FEATURES,
     SLOT_FEATURES,
     ReferenceCore,
     allocation,
     check_action,
+    log_weights,
+    residual_weights,
 )
 from schedenv.malleable.fast import FastCore
 from schedenv.malleable.metrics import episode_metrics
@@ -74,6 +77,21 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     <= 1 is used as is and the rest of the servers idle (the paper's model allows it, Lemma 1; HELL
     as worded needs it), a sum > 1 is normalised as above, and all-zero is still EQUI. Float32
     rounding of a full allocation then leaves at most ~1e-7 of the servers idle.
+
+    Two more parameterisations, chosen with ``action_mode`` (with the default ``allocation``),
+    let a policy express allocations that span orders of magnitude, as heSRPT's do, away from the
+    edge of the Box where Gaussian policies clip:
+
+    | action_mode  | action space             | slot s gets                                              | a = 0 is   |
+    |--------------|--------------------------|----------------------------------------------------------|------------|
+    | "weights"    | ``Box(0, 1, (K + 1,))``  | weight a_s (above)                                       | EQUI       |
+    | "log"        | ``Box(-1, 1, (K + 1,))`` | weight 10^(6 a_s)                                        | EQUI       |
+    | "residual"   | ``Box(-1, 1, (K + 1,))`` | heSRPT's fraction (Theorem 5; A-heSRPT online, §5.3)     | the paper  |
+    |              |                          | for its job times 10^(2 a_s); the last entry scales the  | policy     |
+    |              |                          | outside group's total fraction                           |            |
+
+    The env computes the residual mode's base allocation itself from the state (it needs
+    s(k) = k^p). Both modes are refused with ``allocation="fractions"``.
     Every element of the Box (all-zero included) is a valid action, so there is no mask and no
     ``invalid_action`` argument: ``action_space.sample()``, Gymnasium's and SB3's ``check_env`` and
     plain ``PPO("MlpPolicy", env)``, ``SAC`` or ``A2C`` (which clip or squash into the Box) work on
@@ -154,6 +172,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     | allocation     | "normalized"      | "normalized" (every server busy) or "fractions" (see Action Space)     |
     | observe_params | False             | append p, load, objective, log N (see Observation Space)               |
     | p_range        | None              | (lo, hi): p ~ U[lo, hi) drawn at every reset; replaces ``speedup``'s p |
+    | action_mode    | "weights"         | "weights", "log" or "residual" (see Action Space)                      |
 
     >>> import gymnasium as gym, schedenv
     >>> env = gym.make("schedenv/Malleable-v0", jobs=[1.0, 1.0], n_servers=10.0, speedup=0.5,
@@ -188,6 +207,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         allocation: str = "normalized",
         observe_params: bool = False,
         p_range: tuple[float, float] | None = None,
+        action_mode: str = "weights",
     ) -> None:
         self.mode = check_choice("mode", mode, ("offline", "online"))
         self.objective = check_choice("objective", objective, ("slowdown", "flow_time"))
@@ -204,6 +224,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.load = check_positive("load", load)
         self.allocation = check_choice("allocation", allocation, ALLOCATION_MODES)
+        self.action_mode = _check_action_mode(action_mode, self.allocation, self.speedup)
         if not isinstance(observe_params, bool | np.bool_):
             raise TypeError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
         self.observe_params = bool(observe_params)
@@ -230,7 +251,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         if self.observe_params:
             high[-4], high[-2] = 1.0, 1.0  # p (or elasticity) and the objective flag
         self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
-        self.action_space = spaces.Box(0.0, 1.0, (self.max_jobs + 1,), dtype=np.float32)
+        low = 0.0 if self.action_mode == "weights" else -1.0
+        self.action_space = spaces.Box(low, 1.0, (self.max_jobs + 1,), dtype=np.float32)
 
         self._params: MalleableParams | None = None
         self._core: FastCore | ReferenceCore | None = None
@@ -281,7 +303,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         if core.done:
             raise RuntimeError("the episode has ended; call reset()")
         before = (core.time, core.state.job_id) if self.render_mode in ("rgb_array", "human") else None
-        outcome, theta = core.step(action)
+        outcome, theta = core.step(self._weights(action))
         if before is not None:
             self._history.append((before[0], core.time, before[1], theta.copy()))
         self._records.extend(outcome.completed)
@@ -355,7 +377,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     def allocation_from_action(self, action: Any) -> np.ndarray:
         """Validate ``action`` and turn it into fractions theta aligned with ``state`` (see Action Space)."""
         core = self._require_core()
-        return allocation(check_action(action, self.max_jobs), core.window, core.n_jobs, self.allocation)
+        return allocation(check_action(self._weights(action), self.max_jobs), core.window, core.n_jobs, self.allocation)
 
     def scenario_features(self) -> np.ndarray:
         """The ``observe_params`` slots of the current episode (see Observation Space)."""
@@ -370,6 +392,16 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         return np.array([exponent, load, objective, math.log10(1.0 + self.n_servers) / 6.0], dtype=np.float32)
 
     # ----------------------------------------------------------------- internals
+    def _weights(self, action: Any) -> Any:
+        """The ``"weights"``-mode action that ``action`` stands for in this env's ``action_mode``."""
+        if self.action_mode == "weights":
+            return action
+        if self.action_mode == "log":
+            return log_weights(action, self.max_jobs)
+        core = self._require_core()
+        assert isinstance(self.speedup, Power)  # checked at construction
+        return residual_weights(action, core.state, core.window, self.max_jobs, self.speedup.p)
+
     def _observation(self) -> np.ndarray:
         observation = self._require_core().observation()
         if self._params_observed is None:
@@ -436,6 +468,22 @@ def _check_p_range(p_range: Any, speedup: Speedup) -> tuple[float, float] | None
             f"p_range={p_range!r} draws p of s(k) = k^p, but speedup={speedup!r}; leave speedup as a number"
         )
     return lo, hi
+
+
+def _check_action_mode(action_mode: Any, allocation_mode: str, speedup: Speedup) -> str:
+    """``action_mode`` if it fits the env's ``allocation`` and speedup (see Action Space)."""
+    mode = check_choice("action_mode", action_mode, ACTION_MODES)
+    if mode != "weights" and allocation_mode != "normalized":
+        raise ValueError(
+            f"action_mode={mode!r} is not allowed with allocation={allocation_mode!r}; "
+            "its weights are normalised, so use allocation='normalized'"
+        )
+    if mode == "residual" and not isinstance(speedup, Power):
+        raise ValueError(
+            f"action_mode='residual' adjusts heSRPT, which needs s(k) = k^p, but speedup={speedup!r}; "
+            "use a number p for speedup, or action_mode 'weights' or 'log'"
+        )
+    return mode
 
 
 def _size_scale(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarray] | None) -> float:

@@ -54,6 +54,11 @@ class MalleableVectorEnv(VectorEnv):
                 f"speedup={self.template.speedup!r} has no compiled batched path (s(k) = k^p only); "
                 "use gym.make_vec(..., vectorization_mode='sync')"
             )
+        if self.template.action_mode != "weights":
+            raise ValueError(
+                f"action_mode={self.template.action_mode!r} has no compiled batched path yet (the default 'weights' "
+                "only); use gym.make_vec(..., vectorization_mode='sync') or schedenv train --vec-env dummy"
+            )
         self.max_jobs = self.template.max_jobs
         self._p = np.full(self.num_envs, self.template.speedup.p)
         self._s_n = np.full(self.num_envs, float(self.template.speedup(self.template.n_servers)))

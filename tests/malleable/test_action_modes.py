@@ -1,0 +1,116 @@
+"""The ``action_mode`` parameterisations of Malleable-v0: "log" spans orders of magnitude, "residual"
+adjusts heSRPT (Theorem 5; Adaptive-heSRPT online, heSRPT paper §5.3) computed by the env itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import schedenv  # noqa: F401
+from schedenv.analysis.hesrpt import hesrpt_allocation
+from schedenv.evaluation import evaluate
+from schedenv.malleable.core import LOG_DECADES
+from schedenv.workloads import Amdahl
+
+ENV_ID = "schedenv/Malleable-v0"
+SCENARIOS = [
+    {"n_jobs": 12, "max_jobs": 16, "speedup": 0.5},
+    {"n_jobs": 10, "max_jobs": 16, "speedup": 0.3, "objective": "flow_time"},
+    {"mode": "online", "n_arrivals": 200, "load": 0.8, "max_jobs": 16},
+]
+
+
+def _play(env: gym.Env, policy: Any, seed: int) -> tuple[float, dict[str, float]]:
+    _, info = env.reset(seed=seed)
+    total, terminated = 0.0, False
+    while not terminated:
+        _, reward, terminated, _, info = env.step(policy(env))
+        total += float(reward)
+    return total, info["episode_metrics"]
+
+
+@pytest.mark.parametrize("kwargs", SCENARIOS)
+def test_a_zero_residual_is_the_paper_policy(kwargs: dict[str, Any]) -> None:
+    """With a = 0 the env applies heSRPT (A-heSRPT online): the same episode, metric for metric.
+
+    The baseline hands its fractions to the env as a float32 action; the residual mode computes them
+    in float64. Rounding at 1e-7 per epoch moves the metrics by about 1e-9, hence the tolerance.
+    """
+    env = gym.make(ENV_ID, action_mode="residual", **kwargs)
+    zero = np.zeros(env.action_space.shape, dtype=np.float32)
+    for seed in range(3):
+        episode_return, metrics = _play(env, lambda _: zero, seed)
+        paper = evaluate(ENV_ID, "hesrpt", seeds=[seed], **kwargs).episodes[0]
+        assert episode_return == pytest.approx(paper.episode_return, rel=1e-7)
+        for name in ("mean_slowdown", "mean_response_time", "makespan"):
+            assert metrics[name] == pytest.approx(paper.metrics[name], rel=1e-7)
+
+
+def test_a_residual_applies_the_paper_fractions_times_its_factors() -> None:
+    """Hand-checked transition: slot s gets heSRPT's fraction times 10^(2 a_s), renormalised."""
+    env = gym.make(ENV_ID, action_mode="residual", jobs=[1.0, 2.0, 4.0], n_servers=10.0, speedup=0.5, max_jobs=4)
+    env.reset(seed=0)
+    inner = env.unwrapped
+    state, window = inner.state, inner.window
+    base = hesrpt_allocation(state.remaining, 0.5, weights=np.asarray(state.weight))
+    action = np.array([0.5, 0.0, -0.5, 0.0, 0.0], dtype=np.float32)
+    expected = base.copy()
+    expected[window[0]] *= 10.0
+    expected[window[2]] /= 10.0
+    np.testing.assert_allclose(inner.allocation_from_action(action), expected / expected.sum(), rtol=1e-12)
+
+
+def test_a_zero_log_action_is_equi_and_log_actions_express_hesrpt() -> None:
+    """a = 0 splits the servers equally; log10(theta) / 6 reproduces heSRPT's fractions exactly."""
+    kwargs = {"n_jobs": 12, "max_jobs": 16, "speedup": 0.5}
+    env = gym.make(ENV_ID, action_mode="log", **kwargs)
+    zero = np.zeros(env.action_space.shape, dtype=np.float32)
+    _, equi_metrics = _play(env, lambda _: zero, seed=4)
+    equi = evaluate(ENV_ID, "equi", seeds=[4], **kwargs).episodes[0]
+    assert equi_metrics["mean_slowdown"] == pytest.approx(equi.metrics["mean_slowdown"], rel=1e-9)
+
+    def log_hesrpt(env: gym.Env) -> np.ndarray:
+        inner = env.unwrapped
+        theta = hesrpt_allocation(inner.state.remaining, 0.5, weights=np.asarray(inner.state.weight))
+        action = np.full(inner.max_jobs + 1, -1.0)
+        action[: inner.window.size] = np.log10(theta[inner.window]) / LOG_DECADES
+        assert action[: inner.window.size].min() > -1.0  # heSRPT's fractions span less than the mode's 12 decades here
+        return action
+
+    _, metrics = _play(env, log_hesrpt, seed=4)
+    paper = evaluate(ENV_ID, "hesrpt", seeds=[4], **kwargs).episodes[0]
+    assert metrics["mean_slowdown"] == pytest.approx(paper.metrics["mean_slowdown"], rel=1e-9)
+    assert metrics["mean_slowdown"] < equi.metrics["mean_slowdown"]
+
+
+@pytest.mark.parametrize("mode", ["log", "residual"])
+def test_signed_modes_have_a_symmetric_box_and_refuse_what_lies_outside(mode: str) -> None:
+    env = gym.make(ENV_ID, action_mode=mode, n_jobs=4, max_jobs=4)
+    assert env.action_space.low.min() == -1.0 and env.action_space.high.max() == 1.0
+    env.reset(seed=0)
+    before = env.unwrapped.state.remaining.copy()
+    for bad, message in (([1.5, 0, 0, 0, 0], r"\[-1, 1\]"), ([np.nan, 0, 0, 0, 0], "NaN"), ([0, 0], "shape")):
+        with pytest.raises(ValueError, match=message):
+            env.step(np.array(bad, dtype=np.float64))
+    np.testing.assert_array_equal(env.unwrapped.state.remaining, before)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"action_mode": "softmax"}, "action_mode='softmax'.*weights.*log.*residual"),
+        ({"action_mode": "log", "allocation": "fractions"}, "allocation='fractions'"),
+        ({"action_mode": "residual", "speedup": Amdahl(0.9)}, "k\\^p"),
+    ],
+)
+def test_bad_action_modes_are_refused_by_name(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        gym.make(ENV_ID, **kwargs)
+
+
+def test_the_batched_env_refuses_the_new_modes_until_it_compiles_them() -> None:
+    with pytest.raises(ValueError, match=r"action_mode='residual'.*sync"):
+        gym.make_vec(ENV_ID, num_envs=2, action_mode="residual")
