@@ -101,26 +101,61 @@ def log_weights(action: object, max_jobs: int) -> np.ndarray:
     return np.power(10.0, LOG_DECADES * (values - values.max()))
 
 
-def residual_weights(action: object, state: MalleableState, window: np.ndarray, max_jobs: int, p: float) -> np.ndarray:
+def hesrpt_slot_fractions(
+    remaining: np.ndarray, weight: np.ndarray, window: np.ndarray, max_jobs: int, p: float
+) -> np.ndarray:
+    """heSRPT's fractions (Theorem 5 with the jobs' weights, Corollary 1) per window slot, and last
+    the total of the jobs outside the window; zeros for empty slots (the residual mode's base)."""
+    fractions = np.zeros(max_jobs + 1)
+    n_jobs = remaining.size
+    if n_jobs == 0:
+        return fractions
+    base = hesrpt_allocation(remaining, p, weights=weight)
+    fractions[: window.size] = base[window]
+    if n_jobs > window.size:
+        outside = np.ones(n_jobs, dtype=bool)
+        outside[window] = False
+        fractions[-1] = base[outside].sum()
+    return fractions
+
+
+def residual_weights(
+    action: object, remaining: np.ndarray, weight: np.ndarray, window: np.ndarray, max_jobs: int, p: float
+) -> np.ndarray:
     """Weights in [0, 1] that apply heSRPT's fractions adjusted by a residual action.
 
-    heSRPT's fraction theta_j (Theorem 5, with the state's weights: Corollary 1) of each job in the
-    window is multiplied by 10^(RESIDUAL_DECADES * a_slot); the jobs outside the window share their
-    total fraction times 10^(RESIDUAL_DECADES * a_last) (split equally by the allocation). With
-    a = 0 and no job outside the window, the env applies heSRPT's allocation exactly (to rounding).
+    heSRPT's fraction of each job in the window is multiplied by 10^(RESIDUAL_DECADES * a_slot); the
+    jobs outside the window share their total fraction times 10^(RESIDUAL_DECADES * a_last) (split
+    equally by the allocation). With a = 0 and no job outside the window, the env applies heSRPT's
+    allocation exactly (to rounding). ``remaining`` and ``weight`` are the jobs present, in state order.
     """
     values = check_signed_action(action, max_jobs)
-    weights = np.zeros(max_jobs + 1)
-    if state.n_jobs == 0:
-        return weights
-    base = hesrpt_allocation(state.remaining, p, weights=np.asarray(state.weight))
-    factor = np.power(10.0, RESIDUAL_DECADES * values)
-    weights[: window.size] = base[window] * factor[: window.size]
-    if state.n_jobs > window.size:
-        outside = np.ones(state.n_jobs, dtype=bool)
-        outside[window] = False
-        weights[-1] = base[outside].sum() * factor[-1]
-    return weights / weights.max()
+    weights = hesrpt_slot_fractions(remaining, weight, window, max_jobs, p) * np.power(10.0, RESIDUAL_DECADES * values)
+    top = weights.max()
+    return weights / top if top > 0 else weights
+
+
+def signed_action(weights: np.ndarray, mode: str, base: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
+    """The ``"log"`` or ``"residual"`` action nearest to the ``"weights"`` action ``weights``.
+
+    Log mode: log10(w / max w) / LOG_DECADES; residual mode: log10(w / base) / RESIDUAL_DECADES with
+    ``base`` from ``hesrpt_slot_fractions`` (0 where both are 0). Clipped to [-1, 1]: a weight
+    below 1e-12 of the largest (log) or a factor outside [0.01, 100] of heSRPT's (residual) is
+    the Box's edge, which is how SRPT-like allocations (zeros) are approximated in these modes.
+    Returns the action and whether it is exact (nothing clipped).
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if mode == "log":
+            top = weights.max()
+            action = np.log10(weights / top) / LOG_DECADES if top > 0 else np.zeros_like(weights)
+        else:
+            assert base is not None
+            action = np.log10(weights / base) / RESIDUAL_DECADES
+            action[(weights == 0) & (base == 0)] = 0.0
+    action = np.nan_to_num(action, nan=0.0, posinf=2.0, neginf=-2.0)
+    exact = bool(np.abs(action).max(initial=0.0) <= 1.0 + 1e-6)
+    return np.clip(action, -1.0, 1.0).astype(np.float32), exact
 
 
 class ReferenceCore:

@@ -23,8 +23,10 @@ from schedenv.malleable.core import (
     ReferenceCore,
     allocation,
     check_action,
+    hesrpt_slot_fractions,
     log_weights,
     residual_weights,
+    signed_action,
 )
 from schedenv.malleable.fast import FastCore
 from schedenv.malleable.metrics import episode_metrics
@@ -351,6 +353,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     def action_from_allocation(self, theta: np.ndarray) -> np.ndarray:
         """The action that makes the env apply ``theta`` (one fraction per job in ``state`` order).
 
+        In ``action_mode`` "log" or "residual" it is the nearest action of that Box
+        (``core.signed_action``): exact to float32 rounding unless a fraction lies beyond the Box's
+        edge (a zero, as SRPT gives, becomes 1e-12 of the largest weight, or 1/100 of heSRPT's).
+
         Exact when no job is outside the window; otherwise the group gets the sum of its jobs'
         fractions, which the env then splits equally among them. With ``allocation="fractions"`` a
         theta summing to less than 1 is kept (its idle share stays idle); in the default mode the env
@@ -372,7 +378,21 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             outside[window] = False
             action[-1] = scaled[outside].sum()
         # Rounding may leave an entry a hair outside [0, 1]; the space's bounds are exact.
-        return np.clip(action, 0.0, 1.0)
+        action = np.clip(action, 0.0, 1.0)
+        if self.action_mode == "weights":
+            return action
+        if self.action_mode == "log":
+            signed, exact = signed_action(action, "log")
+        else:
+            base = hesrpt_slot_fractions(core.state.remaining, core.state.weight, window, self.max_jobs, self._p())
+            signed, exact = signed_action(action, "residual", base)
+        if not exact:
+            warnings.warn(
+                f"action_mode={self.action_mode!r} cannot express this allocation exactly (a fraction lies beyond "
+                "the Box's edge); the nearest action is used. Evaluate such a policy with action_mode='weights'",
+                stacklevel=2,
+            )
+        return signed
 
     def allocation_from_action(self, action: Any) -> np.ndarray:
         """Validate ``action`` and turn it into fractions theta aligned with ``state`` (see Action Space)."""
@@ -398,9 +418,12 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             return action
         if self.action_mode == "log":
             return log_weights(action, self.max_jobs)
-        core = self._require_core()
-        assert isinstance(self.speedup, Power)  # checked at construction
-        return residual_weights(action, core.state, core.window, self.max_jobs, self.speedup.p)
+        state, window = self.state, self.window
+        return residual_weights(action, state.remaining, state.weight, window, self.max_jobs, self._p())
+
+    def _p(self) -> float:
+        assert isinstance(self.speedup, Power)  # the residual mode is refused otherwise
+        return self.speedup.p
 
     def _observation(self) -> np.ndarray:
         observation = self._require_core().observation()

@@ -114,3 +114,22 @@ def test_bad_action_modes_are_refused_by_name(kwargs: dict[str, Any], message: s
 def test_the_batched_env_refuses_the_new_modes_until_it_compiles_them() -> None:
     with pytest.raises(ValueError, match=r"action_mode='residual'.*sync"):
         gym.make_vec(ENV_ID, num_envs=2, action_mode="residual")
+
+
+@pytest.mark.parametrize(("mode", "baseline"), [("log", "hesrpt"), ("log", "equi"), ("residual", "hesrpt")])
+def test_baselines_act_through_the_nearest_action_of_the_mode(mode: str, baseline: str) -> None:
+    """A baseline on a "log" or "residual" env plays its own policy (to float32 rounding)."""
+    kwargs = {"mode": "online", "n_arrivals": 150, "load": 0.7, "max_jobs": 16}
+    mine = evaluate(ENV_ID, baseline, seeds=[2], action_mode=mode, **kwargs).episodes[0].metrics
+    plain = evaluate(ENV_ID, baseline, seeds=[2], **kwargs).episodes[0].metrics
+    assert mine["mean_slowdown"] == pytest.approx(plain["mean_slowdown"], rel=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["log", "residual"])
+def test_an_allocation_the_mode_cannot_express_is_said_not_hidden(mode: str) -> None:
+    """SRPT's zeros lie beyond both Boxes (weights >= 1e-12 of the largest; factors >= 1/100 of
+    heSRPT's), and with s(k) = k^p a tiny share still serves at a visible rate: a warning says so."""
+    with pytest.warns(UserWarning, match=f"action_mode='{mode}' cannot express this allocation exactly"):
+        result = evaluate(ENV_ID, "srpt", seeds=[0], action_mode=mode, n_jobs=8)
+    plain = evaluate(ENV_ID, "srpt", seeds=[0], n_jobs=8)
+    assert result.episodes[0].metrics["mean_slowdown"] != plain.episodes[0].metrics["mean_slowdown"]
