@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecNormalize
 
@@ -125,29 +126,32 @@ class ReferenceEvalCallback(BaseCallback):
         """The lowest ratio so far (the model saved as ``best_model.zip``)."""
         self.history: list[dict[str, Any]] = []
         """Every evaluation so far (the rows of ``evaluations.jsonl``)."""
+        self.evaluate_at_start = False
+        """Evaluate before the first update too (a warm-started policy competes for ``best_model.zip``)."""
 
     def _on_training_start(self) -> None:
         self._last_evaluated = self.model.num_timesteps
         rows = read_evaluations(self.run_dir)  # a resumed run keeps its best model
         self.best_ratio = min((float(r["ratio"]) for r in rows), default=float("inf"))
+        if self.evaluate_at_start and not any(r["timesteps"] == self.model.num_timesteps for r in rows):
+            self.evaluate_now()
 
     def _on_step(self) -> bool:
         if self.model.num_timesteps - self._last_evaluated >= self.every:
             self.evaluate_now()
         return True
 
-    def evaluate_now(self) -> dict[str, Any]:
-        """Evaluate the current policy and the paper policy on the validation seeds; log and return the row."""
-        self._last_evaluated = self.model.num_timesteps
+    def measure(self, model: BaseAlgorithm) -> dict[str, Any]:
+        """``model`` and the paper policy on the validation seeds: the row of one evaluation (nothing logged)."""
         if self._reference_result is None:
             self._reference_result = evaluate_fast(self.env_id, self.reference, self.seeds, **self.env_kwargs)
         started = time.perf_counter()
-        agent = AgentContender("agent", self.model, self.model.get_vec_normalize_env(), self.uses_masks)
+        agent = AgentContender("agent", model, model.get_vec_normalize_env(), self.uses_masks)
         rows = play_batched(agent.act_batch, self.env_id, self.seeds, self.env_kwargs)
         mine = np.array([row[self.metric] for row in rows])
         theirs = self._reference_result.values(self.metric)
-        row: dict[str, Any] = {
-            "timesteps": int(self.model.num_timesteps),
+        return {
+            "timesteps": int(model.num_timesteps),
             "metric": self.metric,
             "mean": float(mine.mean()),
             "reference": self.reference,
@@ -157,6 +161,11 @@ class ReferenceEvalCallback(BaseCallback):
             "seconds": time.perf_counter() - started,
             "process_cpu_seconds": time.process_time(),
         }
+
+    def evaluate_now(self) -> dict[str, Any]:
+        """Evaluate the current policy and the paper policy on the validation seeds; log and return the row."""
+        self._last_evaluated = self.model.num_timesteps
+        row = self.measure(self.model)
         if row["ratio"] < self.best_ratio:
             self.best_ratio = row["ratio"]
             save_model(

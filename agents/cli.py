@@ -56,6 +56,12 @@ def add_train_parser(commands: Any) -> None:
     tr.add_argument("--device", default=None, help="torch device: cpu, cuda or auto (default: cpu)")
     tr.add_argument("--vec-env", default=None, help="native (batched env, default) or dummy (single envs in a loop)")
     tr.add_argument(
+        "--warm-start",
+        default=None,
+        metavar="BASELINE",
+        help="clone this baseline into the policy (behaviour cloning) before RL; its score goes to OUT/warm_start.json",
+    )
+    tr.add_argument(
         "--hyperparams",
         nargs="+",
         default=None,
@@ -107,6 +113,7 @@ def train_command(args: argparse.Namespace) -> int:
         ("eval_episodes", "eval_episodes"),
         ("device", "device"),
         ("vec_env", "vec_env"),
+        ("warm_start", "warm_start"),
     ):
         if getattr(args, name) is not None:
             overrides[field] = getattr(args, name)

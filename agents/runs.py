@@ -38,6 +38,7 @@ TENSORBOARD = "tb"
 BEST_MODEL = "best_model.zip"
 BEST_VECNORMALIZE = "best_vecnormalize.pkl"
 PROVENANCE = "run.json"
+WARM_START = "warm_start.json"
 
 _STEP_FILE = re.compile(r"^step_(\d+)\.zip$")
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import itertools
+import json
 import pickle
 import sys
 import time
@@ -38,14 +39,17 @@ from agents.runs import (
     MODEL,
     TENSORBOARD,
     VECNORMALIZE,
+    WARM_START,
     Checkpoint,
     add_training_cpu,
     checkpoints,
     read_config,
     record_provenance,
+    write_atomic,
     write_config,
 )
 from agents.venv import VEC_ENVS, make_training_env
+from agents.warmstart import check_warm_start, clone, demonstrate, demonstration_seeds
 from schedenv.comparison import objective_metric
 from schedenv.validation import suggest
 from schedenv.workloads import from_spec
@@ -102,6 +106,12 @@ class TrainConfig:
     """Show a progress bar (None: only when stderr is a terminal)."""
     tensorboard: bool = True
     """Write TensorBoard logs to DIR/tb."""
+    warm_start: str | None = None
+    """Baseline cloned into the policy before RL (``agents.warmstart``; ppo, a2c, maskable_ppo); None: from scratch."""
+    warm_start_steps: int = 20_000
+    """Decisions of the baseline to clone (whole episodes on training-range seeds, at least this many)."""
+    warm_start_epochs: int = 20
+    """Passes of behaviour cloning over the demonstrations."""
 
     def __post_init__(self) -> None:
         if self.env_id not in gym.registry:
@@ -114,7 +124,14 @@ class TrainConfig:
                 f"extractor={self.extractor!r} is not allowed; choose one of {list(EXTRACTORS)}"
                 f"{suggest(self.extractor, EXTRACTORS)}"
             )
-        for name in ("timesteps", "n_envs", "checkpoint_every", "eval_episodes"):
+        for name in (
+            "timesteps",
+            "n_envs",
+            "checkpoint_every",
+            "eval_episodes",
+            "warm_start_steps",
+            "warm_start_epochs",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name}={value!r} is not allowed; it must be an integer >= 1")
@@ -126,6 +143,8 @@ class TrainConfig:
             raise ValueError(f"device={self.device!r} is not allowed; choose one of {list(DEVICES)}")
         train_seeds(self.seed, self.n_envs)  # seed and n_envs within the protocol's ranges
         validation_seeds(self.eval_seed, self.eval_episodes)
+        if self.warm_start is not None:
+            check_warm_start(self.warm_start, self.env_id, self.algo)
 
     def gamma(self) -> float:
         """The discount factor of the algorithm (also the one VecNormalize scales rewards with)."""
@@ -323,6 +342,8 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command
         run_dir,
         algo.needs_masks,
     )
+    if config.warm_start is not None and not saved:
+        _warm_start(model, config, env_kwargs, run_dir, evaluation)
     progress = sys.stderr.isatty() if config.progress_bar is None else config.progress_bar
     started, cpu_started = time.perf_counter(), time.process_time()
     if config.timesteps > start:
@@ -350,6 +371,43 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command
     )
     venv.close()
     return TrainResult(model, run_dir, start, evaluation.history, seconds)
+
+
+def _warm_start(
+    model: BaseAlgorithm,
+    config: TrainConfig,
+    env_kwargs: dict[str, Any],
+    run_dir: Path,
+    evaluation: ReferenceEvalCallback,
+) -> None:
+    """Clone ``config.warm_start`` into ``model``; its validation score goes to ``DIR/warm_start.json``.
+
+    The clone is also the run's first evaluation (step 0), so ``best_model.zip`` keeps it when
+    fine-tuning never beats it on the validation seeds.
+    """
+    assert config.warm_start is not None
+    started = time.process_time()
+    demos = demonstrate(
+        config.env_id, env_kwargs, config.warm_start, demonstration_seeds(config.seed), config.warm_start_steps
+    )
+    losses = clone(model, demos, gamma=config.gamma(), epochs=config.warm_start_epochs)
+    report: dict[str, Any] = {
+        "baseline": config.warm_start,
+        "decisions": int(demos.rewards.size),
+        "episodes": demos.n_episodes,
+        "epochs": config.warm_start_epochs,
+        "losses": losses,
+        "validation": evaluation.measure(model),
+        "cpu_seconds": time.process_time() - started,
+    }
+    write_atomic(run_dir / WARM_START, (json.dumps(report, indent=2) + "\n").encode())
+    evaluation.evaluate_at_start = True
+    row = report["validation"]
+    print(
+        f"warm start: cloned {config.warm_start} from {report['decisions']} decisions ({report['episodes']} episodes); "
+        f"validation ratio {row['ratio']:.4f} to {row['reference']}",
+        file=sys.stderr,
+    )
 
 
 def resume_config(out: str | Path, overrides: dict[str, Any]) -> TrainConfig:
