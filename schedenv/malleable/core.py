@@ -135,6 +135,37 @@ def residual_weights(
     return weights / top if top > 0 else weights
 
 
+def weights_of_rows(
+    actions: np.ndarray,
+    mode: str,
+    remaining: np.ndarray,
+    weight: np.ndarray,
+    window: np.ndarray,
+    n_jobs: np.ndarray,
+    n_window: np.ndarray,
+    p: np.ndarray,
+) -> np.ndarray:
+    """The batched env's ``"weights"`` actions for a (B, K + 1) batch in ``mode`` ("log" or "residual").
+
+    Row i goes through the single env's own function (``log_weights`` or ``residual_weights``) on
+    copy i's jobs (``remaining[i, :n_jobs[i]]``, ``weight[i, :n_jobs[i]]``, ``window[i, :n_window[i]]``),
+    so the batch equals the single envs bit for bit.
+    """
+    max_jobs = actions.shape[1] - 1
+    weights = np.empty((actions.shape[0], max_jobs + 1))
+    for i, action in enumerate(actions):
+        n = int(n_jobs[i])
+        try:
+            if mode == "log":
+                weights[i] = log_weights(action, max_jobs)
+            else:
+                rows = window[i, : int(n_window[i])]
+                weights[i] = residual_weights(action, remaining[i, :n], weight[i, :n], rows, max_jobs, float(p[i]))
+        except ValueError as error:
+            raise ValueError(f"actions of copy {i}: {error}") from error
+    return weights
+
+
 def signed_action(weights: np.ndarray, mode: str, base: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
     """The ``"log"`` or ``"residual"`` action nearest to the ``"weights"`` action ``weights``.
 

@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES
+from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES, weights_of_rows
 from schedenv.malleable.env import MalleableEnv
-from schedenv.malleable.kernel import reset_rows, step_rows
+from schedenv.malleable.kernel import REMAINING, WEIGHT, reset_rows, step_rows
 from schedenv.malleable.metrics import METRICS
 from schedenv.validation import as_real_array
 from schedenv.vector_reset import reseed_copies, set_up_batch
@@ -53,11 +53,6 @@ class MalleableVectorEnv(VectorEnv):
             raise ValueError(
                 f"speedup={self.template.speedup!r} has no compiled batched path (s(k) = k^p only); "
                 "use gym.make_vec(..., vectorization_mode='sync')"
-            )
-        if self.template.action_mode != "weights":
-            raise ValueError(
-                f"action_mode={self.template.action_mode!r} has no compiled batched path yet (the default 'weights' "
-                "only); use gym.make_vec(..., vectorization_mode='sync') or schedenv train --vec-env dummy"
             )
         self.max_jobs = self.template.max_jobs
         self._p = np.full(self.num_envs, self.template.speedup.p)
@@ -139,6 +134,12 @@ class MalleableVectorEnv(VectorEnv):
         expected = (self.num_envs, self.max_jobs + 1)
         if weights.shape != expected:
             raise ValueError(f"actions have shape {weights.shape}; expected {expected}")
+        mode = self.template.action_mode
+        if mode != "weights":  # the single env's conversion, copy by copy (``core.weights_of_rows``)
+            ints, jobs = self._ints, self._jobs
+            return weights_of_rows(
+                weights, mode, jobs[:, REMAINING], jobs[:, WEIGHT], self._window, ints[:, 0], ints[:, 2], self._p
+            )
         if not (weights >= 0.0).all() or not (weights <= 1.0).all():  # NaN fails both
             bad = np.flatnonzero(~((weights >= 0.0) & (weights <= 1.0)).all(axis=1))
             raise ValueError(f"actions of copies {bad.tolist()} have entries that are NaN or outside [0, 1]")
