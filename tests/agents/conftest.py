@@ -9,6 +9,9 @@ import pytest
 
 from agents.algorithms import has_action_masks
 
+for _module in ("torch", "stable_baselines3", "sb3_contrib"):
+    pytest.importorskip(_module, reason="the agent tests need the rl extra: pip install -e '.[rl]'")
+
 TINY_PPO = {"n_steps": 64, "batch_size": 64, "n_epochs": 2}
 """On-policy settings for smoke runs: one update per 128 steps with two envs."""
 

@@ -65,7 +65,8 @@ def test_all_zero_action_is_equi_and_finishes_the_episode(kwargs: dict[str, Any]
 @pytest.mark.parametrize("kwargs", MODES, ids=["offline", "online"])
 def test_gymnasium_and_sb3_check_env_pass_on_defaults(kwargs: dict[str, Any]) -> None:
     from gymnasium.utils.env_checker import check_env as gymnasium_check_env
-    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    sb3_check_env = pytest.importorskip("stable_baselines3.common.env_checker").check_env
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -103,7 +104,7 @@ class RecordSteps(gym.Wrapper):
 @pytest.mark.parametrize("mode", ["offline", "online"])
 @pytest.mark.parametrize("algorithm", ["PPO", "A2C", "SAC"])
 def test_sb3_algorithms_train_on_defaults(algorithm: str, mode: str) -> None:
-    import stable_baselines3
+    stable_baselines3 = pytest.importorskip("stable_baselines3")
 
     env = RecordSteps(gym.make(ENV_ID, mode=mode))
     options: dict[str, dict[str, Any]] = {

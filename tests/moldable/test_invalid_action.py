@@ -125,7 +125,8 @@ def test_random_actions_return_minus_total_turnaround_and_penalties_add(action_m
 @pytest.mark.parametrize("kwargs", MODES, ids=MODE_IDS)
 def test_gymnasium_and_sb3_check_env(kwargs: dict) -> None:
     from gymnasium.utils.env_checker import check_env
-    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    sb3_check_env = pytest.importorskip("stable_baselines3.common.env_checker").check_env
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*(infinity|inf|unbounded|symmetric|normali[sz]).*")
@@ -134,7 +135,8 @@ def test_gymnasium_and_sb3_check_env(kwargs: dict) -> None:
 
 
 def test_unmasked_ppo_and_dqn_learn_on_the_default_env() -> None:
-    from stable_baselines3 import DQN, PPO
+    sb3 = pytest.importorskip("stable_baselines3")
+    PPO, DQN = sb3.PPO, sb3.DQN
 
     env = gym.make(ENV_ID)
     ppo = PPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0, device="cpu").learn(192)
@@ -147,7 +149,7 @@ def test_unmasked_ppo_and_dqn_learn_on_the_default_env() -> None:
 
 
 def test_maskable_ppo_learns_on_the_factored_env() -> None:
-    from sb3_contrib import MaskablePPO
+    MaskablePPO = pytest.importorskip("sb3_contrib").MaskablePPO
 
     env = gym.make(ENV_ID, action_mode="factored", **SMALL)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0, device="cpu").learn(128)

@@ -82,6 +82,7 @@ def test_observation_gives_easys_shadow_time_at_every_epoch(interval: str) -> No
 
 
 def test_layout_attributes_describe_the_slots() -> None:
+    pytest.importorskip("torch", reason="agents.extractors needs the rl extra")
     from agents.extractors import SlotLayout, slot_layout
 
     env = gym.make(ENV_ID, observe_params=True)
