@@ -31,24 +31,22 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 
 from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES
 from schedenv.malleable.env import MalleableEnv
 from schedenv.malleable.kernel import reset_rows, step_rows
 from schedenv.malleable.metrics import METRICS
 from schedenv.validation import as_real_array
-from schedenv.vector_reset import reseed_copies, set_up_batch
+from schedenv.vector import NativeVectorEnv
 from schedenv.workloads import Power
 
 
-class MalleableVectorEnv(VectorEnv):
+class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
     """``num_envs`` copies of ``MalleableEnv(**kwargs)`` stepped together in compiled code (see module doc)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
-
     def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
-        self.template = set_up_batch(self, MalleableEnv, num_envs, autoreset_mode, kwargs)
+        self.template = self._set_up(MalleableEnv, num_envs, autoreset_mode, kwargs)
         if not isinstance(self.template.speedup, Power):
             raise ValueError(
                 f"speedup={self.template.speedup!r} has no compiled batched path (s(k) = k^p only); "
@@ -61,7 +59,6 @@ class MalleableVectorEnv(VectorEnv):
         self._slowdown = self.template.objective == "slowdown"
         self._fractions = self.template.allocation == "fractions"
         self._core_length = SLOT_FEATURES * self.max_jobs + GLOBAL_FEATURES
-        self._generators: list[np.random.Generator | None] = [None] * self.num_envs
         self._length = self._episode_length()
         b, n = self.num_envs, self._length
         self._arrival_times, self._sizes = np.zeros((b, n)), np.zeros((b, n))
@@ -73,8 +70,6 @@ class MalleableVectorEnv(VectorEnv):
         self._window = np.zeros((b, self.max_jobs), dtype=np.int64)
         self._obs = np.zeros((b, self._core_length + self.template.param_features), dtype=np.float32)
         self._rewards, self._terminated = np.zeros(b), np.zeros(b, dtype=np.bool_)
-        self._autoreset = np.zeros(b, dtype=np.bool_)
-        self._started = False
 
     def _episode_length(self) -> int:
         template = self.template
@@ -82,22 +77,9 @@ class MalleableVectorEnv(VectorEnv):
             return int(template.jobs[1].size)
         return int(template.n_jobs if template.mode == "offline" else template.n_arrivals)
 
-    # ----------------------------------------------------------------- Gymnasium VectorEnv API
-    def reset(
-        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        indices = reseed_copies(self._generators, seed, options)
-        self._reset(indices)
-        self._autoreset[indices] = False
-        self._started = True
-        return self._obs.copy(), self._info()
-
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+    # ----------------------------------------------------------------- the family's hooks
+    def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         weights = self._check_actions(actions)
-        resetting = np.flatnonzero(self._autoreset)
-        stepping = np.flatnonzero(~self._autoreset)
         template = self.template
         step_rows(
             stepping, weights, self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
@@ -105,28 +87,7 @@ class MalleableVectorEnv(VectorEnv):
             float(template.n_servers), self._p, self._s_n, self._slowdown, float(template.scale), self.max_jobs,
             self._fractions,
         )  # fmt: skip
-        rewards, terminated = self._rewards.copy(), self._terminated.copy()
-        rewards[resetting], terminated[resetting] = 0.0, False
-        ended = np.flatnonzero(terminated)
-        info: dict[str, Any] = {}
-        if ended.size:
-            info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
-        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
-            if ended.size:
-                # As SyncVectorEnv: final_obs is an object array holding the ended copies' observations.
-                final_obs = np.full(self.num_envs, None, dtype=object)
-                for i in ended:
-                    final_obs[i] = self._obs[i].copy()
-                final_info = info | self._info(terminated)
-                info["final_obs"], info["_final_obs"] = final_obs, terminated.copy()
-                info["final_info"] = final_info
-                info["_final_info"] = terminated.copy()
-                self._reset(ended)
-        else:
-            self._reset(resetting)
-            self._autoreset = terminated
-        info.update(self._info())
-        return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
+        return self._rewards, self._terminated
 
     # ----------------------------------------------------------------- internals
     def _check_actions(self, actions: Any) -> np.ndarray:
@@ -139,7 +100,7 @@ class MalleableVectorEnv(VectorEnv):
             raise ValueError(f"actions of copies {bad.tolist()} have entries that are NaN or outside [0, 1]")
         return np.ascontiguousarray(weights)
 
-    def _reset(self, rows: np.ndarray) -> None:
+    def _reset_rows(self, rows: np.ndarray) -> None:
         template = self.template
         for i in rows:
             template.np_random = self._generators[i]
@@ -155,17 +116,14 @@ class MalleableVectorEnv(VectorEnv):
             self.max_jobs,
         )  # fmt: skip
 
-    def _info(self, present: np.ndarray | None = None) -> dict[str, Any]:
-        """The per-copy info arrays, each with its mask (``present``: all copies when None)."""
+    def _state_info(self) -> dict[str, np.ndarray]:
         n_jobs = self._ints[:, 0].copy()
-        values = {
+        return {
             "time": self._floats[:, 0].copy(),
             "n_jobs": n_jobs,
             "n_outside": np.maximum(n_jobs - self.max_jobs, 0),
             "invalid_action": np.zeros(self.num_envs, dtype=np.bool_),
         }
-        mask = np.ones(self.num_envs, dtype=np.bool_) if present is None else present
-        return values | {f"_{name}": mask.copy() for name in values}
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
         """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""

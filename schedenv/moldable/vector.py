@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 
 from schedenv.moldable.core import factored_mask, obs_length
 from schedenv.moldable.env import MoldableEnv
@@ -65,16 +65,14 @@ from schedenv.moldable.kernel import (
     start_rows,
     step_rows,
 )
-from schedenv.vector_reset import reseed_copies, set_up_batch
+from schedenv.vector import NativeVectorEnv
 
 
-class MoldableVectorEnv(VectorEnv):
+class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
     """``num_envs`` copies of ``MoldableEnv(**kwargs)`` stepped together in compiled code (see module doc)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
-
     def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
-        self.template = template = set_up_batch(self, MoldableEnv, num_envs, autoreset_mode, kwargs)
+        self.template = template = self._set_up(MoldableEnv, num_envs, autoreset_mode, kwargs)
         b, m, n = self.num_envs, template.n_procs, template.n_jobs
         self.max_jobs, self.n_procs, self.n_actions = template.max_jobs, m, template.max_jobs * m + 1
         self._factored = template.action_mode == "factored"
@@ -100,48 +98,6 @@ class MoldableVectorEnv(VectorEnv):
         self._stats = np.zeros((b, 8))
         self._rewards, self._invalid = np.zeros(b), np.zeros(b, dtype=np.bool_)
         self._status = np.zeros(b, dtype=np.int64)
-        self._generators: list[np.random.Generator | None] = [None] * b
-        self._autoreset = np.zeros(b, dtype=np.bool_)
-        self._started = False
-
-    # ----------------------------------------------------------------- Gymnasium VectorEnv API
-    def reset(
-        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        indices = reseed_copies(self._generators, seed, options)
-        self._reset(indices)
-        self._autoreset[indices] = False
-        self._started = True
-        return self._obs.copy(), self._info()
-
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        chosen = self._check_actions(actions)
-        resetting = np.flatnonzero(self._autoreset)
-        stepping = np.flatnonzero(~self._autoreset)
-        self._invalid[resetting] = False
-        self._run(stepping, chosen)
-        rewards = self._rewards.copy()
-        terminated = self._terminated()
-        rewards[resetting], terminated[resetting] = 0.0, False
-        ended = np.flatnonzero(terminated)
-        info: dict[str, Any] = {}
-        if ended.size:
-            info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
-        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
-            if ended.size:
-                final_info = info | self._info()
-                final_obs = np.full(self.num_envs, None, dtype=object)
-                final_obs[ended] = list(self._obs[ended].copy())
-                info["final_obs"], info["_final_obs"] = final_obs, terminated.copy()
-                info["final_info"], info["_final_info"] = final_info, terminated.copy()
-                self._reset(ended)
-        else:
-            self._reset(resetting)
-            self._autoreset = terminated
-        info.update(self._info())
-        return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``."""
@@ -149,8 +105,16 @@ class MoldableVectorEnv(VectorEnv):
             self._masks_now = factored_mask(self._mask, self.max_jobs, self.n_procs) if self._factored else self._mask
         return self._masks_now.copy()
 
-    # ----------------------------------------------------------------- internals
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    # ----------------------------------------------------------------- the family's hooks
+    def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        chosen = self._check_actions(actions, stepping)
+        self._invalid[self._autoreset] = False
+        self._run(stepping, chosen)
+        ints = self._ints
+        terminated = (ints[:, NEXT_ARRIVAL] == ints[:, N_JOBS]) & (ints[:, N_QUEUED] + ints[:, N_RUNNING] == 0)
+        return self._rewards, terminated
+
+    def _check_actions(self, actions: Any, stepping: np.ndarray) -> np.ndarray:
         """The flat actions of all copies (validated); masked ones of stepping copies raise in "raise" mode."""
         chosen = np.asarray(actions)
         b, k, m = self.num_envs, self.max_jobs, self.n_procs
@@ -173,10 +137,10 @@ class MoldableVectorEnv(VectorEnv):
                 f"{allowed or f'[0, {self.n_actions})'}"
             )
         if self.template.invalid_action == "raise":
-            masked = (self._mask[np.arange(b), flat] == 0) & ~self._autoreset
-            if masked.any():
+            masked = stepping[self._mask[stepping, flat[stepping]] == 0]
+            if masked.size:
                 raise ValueError(
-                    f"actions of copies {np.flatnonzero(masked).tolist()} are masked: they do not fit those "
+                    f"actions of copies {masked.tolist()} are masked: they do not fit those "
                     "copies' states; see action_masks()"
                 )
         return flat
@@ -202,7 +166,7 @@ class MoldableVectorEnv(VectorEnv):
             advance = np.full(self.num_envs, ADVANCE, dtype=np.int64)
             step_rows(waiting, advance, self._penalty, *self._kernel_arrays())
 
-    def _reset(self, rows: np.ndarray) -> None:
+    def _reset_rows(self, rows: np.ndarray) -> None:
         template = self.template
         for i in rows:
             if self._fixed is not None:
@@ -219,15 +183,10 @@ class MoldableVectorEnv(VectorEnv):
         )  # fmt: skip
         self._run(rows, np.full(self.num_envs, ADVANCE, dtype=np.int64))
 
-    def _terminated(self) -> np.ndarray:
-        ints = self._ints
-        return (ints[:, NEXT_ARRIVAL] == ints[:, N_JOBS]) & (ints[:, N_QUEUED] + ints[:, N_RUNNING] == 0)
-
-    def _info(self) -> dict[str, Any]:
-        everyone = np.ones(self.num_envs, dtype=np.bool_)
+    def _state_info(self) -> dict[str, np.ndarray]:
         ints = self._ints
         n_queued, n_running = ints[:, N_QUEUED].copy(), ints[:, N_RUNNING].copy()
-        values = {
+        return {
             "time": self._floats[:, TIME].copy(),
             "n_jobs": n_queued + n_running,
             "n_queued": n_queued,
@@ -237,7 +196,6 @@ class MoldableVectorEnv(VectorEnv):
             "action_mask": self.action_masks(),
             "invalid_action": self._invalid.copy(),
         }
-        return values | {f"_{name}": everyone for name in values}
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
         """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""
