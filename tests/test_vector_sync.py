@@ -19,13 +19,14 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 import schedenv
 from schedenv.vector import NativeVectorEnv
 
+SMALL_MULTISERVER: dict[str, Any] = {"n_arrivals": 6, "n_servers": 4, "max_jobs": 4, "server_needs": [1.0, 2.0, 4.0]}
 CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "Malleable": ("schedenv/Malleable-v0", {"mode": "online", "n_arrivals": 6, "max_jobs": 3}),
     "Dispatch": ("schedenv/Dispatch-v0", {"n_arrivals": 6, "n_hosts": 2, "max_jobs": 2}),
-    "MultiserverJob": ("schedenv/MultiserverJob-v0", {"n_arrivals": 6, "n_servers": 3, "max_jobs": 3}),
-    "MultiserverJob-select": (
+    "MultiserverJob": ("schedenv/MultiserverJob-v0", SMALL_MULTISERVER),
+    "MultiserverJob-select": ("schedenv/MultiserverJob-v0", {**SMALL_MULTISERVER, "action_mode": "select"}),
         "schedenv/MultiserverJob-v0",
-        {"n_arrivals": 6, "n_servers": 3, "max_jobs": 3, "action_mode": "select"},
+        {"n_arrivals": 6, "n_servers": 4, "max_jobs": 4, "server_needs": [1.0, 2.0, 4.0], "action_mode": "select"},
     ),
     "Moldable": ("schedenv/Moldable-v0", {"n_procs": 8, "n_jobs": 5, "max_jobs": 3}),
 }
