@@ -1,4 +1,4 @@
-"""A native batched ``Dispatch-v0``: B copies stepped in one compiled call (DESIGN §7).
+"""A native batched ``Dispatch-v0``: B copies stepped in one compiled call.
 
 ``gym.make_vec("schedenv/Dispatch-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the kernels the single env runs (``kernel.step_rows``, the
@@ -16,17 +16,15 @@ from that copy's reward; ``"raise"``: ``ValueError`` naming the copies, and noth
 ``action_space.sample()`` is a legal batch of actions. An out-of-range or non-integer action raises
 ``ValueError`` naming the copies in every mode, and changes nothing.
 
+Autoreset, partial resets, seeding, ``final_obs`` / ``final_info`` and ``call`` / ``get_attr`` are
+:class:`schedenv.vector.NativeVectorEnv`'s, the same in every family (the contract: the architecture
+page, "The batched envs"); this module supplies the batched transition and the ``info`` arrays.
 It equals ``SyncVectorEnv`` over the single env (``vectorization_mode="sync"``) bit for bit, in both
-autoreset modes of Gymnasium 1.x (``tests/dispatch/test_vector_sync.py``): ``"NextStep"`` (default: the
-step after a termination resets that copy, ignoring its action, with reward 0) and ``"SameStep"`` (the
-copy resets in the step that terminates it; ``info["final_obs"]`` is an object array holding the final
-observation of the copies that ended, None elsewhere, and ``info["final_info"]`` their last step's
-``info``). Options: ``reset(options={"reset_mask": mask})`` resets only the masked copies.
+autoreset modes (``tests/dispatch/test_vector_sync.py``, ``tests/test_vector_sync.py``).
 
 ``info`` holds arrays ``time``, ``n_jobs``, ``killed``, ``n_outside``, ``invalid_action`` and
 ``action_mask`` and, for copies whose episode ended, ``episode_metrics`` (a dict of arrays, valid where
-``info["_episode_metrics"]``, 0 elsewhere); in ``"SameStep"`` mode it is in ``final_info`` too. A reset's
-``info`` describes the copies it reset (entries 0 and masks False for the others). Per-job
+``info["_episode_metrics"]``, 0 elsewhere); in ``"SameStep"`` mode it is in ``final_info`` too. Per-job
 ``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
 ``observe_params=True`` appends the scenario's parameters as in the single env. ``render_mode`` is not
 supported.

@@ -1,21 +1,19 @@
-"""A native batched ``Malleable-v0``: B copies stepped in one compiled call (DESIGN §7).
+"""A native batched ``Malleable-v0``: B copies stepped in one compiled call.
 
 ``gym.make_vec("schedenv/Malleable-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the single env's compiled step (``kernel.step``) and its
 observation (``kernel.observe``), in ``kernel.step_rows``, and draws its workload with the
 single env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs
 reset with seeds s, s+1, ... stepped in a loop (``tests/perf``). Copies are stepped one after the
-other in one thread: on the shared 2-core machine of DESIGN §7 numba's ``prange`` gained nothing over
+other in one thread: on a shared 2-core machine numba's ``prange`` gained nothing over
 one thread (workqueue layer) and its default OpenMP layer was 15x slower (spin-waiting), so run one
 process per core instead.
 
-Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
-copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
-terminates it; ``info["final_obs"]`` and ``info["final_info"]`` hold what it ended with: as in
-``SyncVectorEnv``, ``final_obs`` is an object array of shape (B,) holding the ended copies' last
-observations and None elsewhere). Options: ``reset(options={"reset_mask": mask})`` resets only the
-masked copies. Observations, rewards, terminations and ``final_obs`` equal those of
-``gym.make_vec(..., vectorization_mode="sync")`` bit for bit in both modes (``tests/perf``).
+Autoreset, partial resets, seeding, ``final_obs`` / ``final_info`` and ``call`` / ``get_attr`` are
+:class:`schedenv.vector.NativeVectorEnv`'s, the same in every family (the contract: the architecture
+page, "The batched envs"); this module supplies the batched transition and the ``info`` arrays.
+Observations, rewards, terminations and ``final_obs`` equal those of
+``gym.make_vec(..., vectorization_mode="sync")`` bit for bit in both modes (``tests/test_vector_sync.py``).
 
 ``info`` holds arrays ``time``, ``n_jobs``, ``n_outside`` and ``invalid_action`` (always False; every
 action in the Box is valid) with their masks, and, for copies whose episode ended, ``episode_metrics``

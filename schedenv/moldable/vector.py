@@ -1,4 +1,4 @@
-"""A native batched ``Moldable-v0``: B copies stepped in one compiled call (DESIGN §7).
+"""A native batched ``Moldable-v0``: B copies stepped in one compiled call.
 
 ``gym.make_vec("schedenv/Moldable-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the single env's compiled step (``kernel.step``: decision,
@@ -16,10 +16,9 @@ changes nothing); ``info["invalid_action"]`` says which copies fell back. A valu
 action space raises in every mode. ``action_masks()`` gives the (B, n) int8 masks (what MaskablePPO
 reads), all ones for a copy whose episode has just ended; ``info["action_mask"]`` the same.
 
-Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
-copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
-terminates it; ``info["final_obs"]``, an object array like SyncVectorEnv's, and ``info["final_info"]``
-hold what it ended with). ``reset(options={"reset_mask": mask})`` resets only the masked copies.
+Autoreset, partial resets, seeding, ``final_obs`` / ``final_info`` and ``call`` / ``get_attr`` are
+:class:`schedenv.vector.NativeVectorEnv`'s, the same in every family (the contract: the architecture
+page, "The batched envs"); this module supplies the batched transition and the ``info`` arrays.
 
 ``info`` holds arrays ``time``, ``n_jobs``, ``n_queued``, ``n_running``, ``free_procs``,
 ``n_outside``, ``action_mask`` and ``invalid_action`` and, for copies whose episode ended,

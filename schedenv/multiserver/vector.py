@@ -1,4 +1,4 @@
-"""A native batched ``MultiserverJob-v0``: B copies stepped in one compiled call (DESIGN §7).
+"""A native batched ``MultiserverJob-v0``: B copies stepped in one compiled call.
 
 ``gym.make_vec("schedenv/MultiserverJob-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the single env's compiled step (``kernel.env_step``, inside
@@ -17,10 +17,9 @@ allowed, else slot 0; ``info["invalid_action"]`` flags it; "penalty" also charge
 ``invalid_action_penalty``; "raise" raises naming the copies and changes nothing). Actions outside the
 space raise ``ValueError`` naming the copies, in every mode, and change nothing.
 
-Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
-copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
-terminates it; ``info["final_obs"]``, an object array as SyncVectorEnv's, and ``info["final_info"]``
-hold what it ended with). Options: ``reset(options={"reset_mask": mask})`` resets only the masked copies.
+Autoreset, partial resets, seeding, ``final_obs`` / ``final_info`` and ``call`` / ``get_attr`` are
+:class:`schedenv.vector.NativeVectorEnv`'s, the same in every family (the contract: the architecture
+page, "The batched envs"); this module supplies the batched transition and the ``info`` arrays.
 
 ``info`` holds arrays ``time``, ``n_jobs``, ``n_outside``, ``invalid_action`` and, in select mode,
 ``action_mask``, and, for copies whose episode ended, ``episode_metrics`` (a dict of arrays, valid where
