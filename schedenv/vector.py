@@ -52,7 +52,8 @@ class NativeVectorEnv(VectorEnv, Generic[Env]):
     - :meth:`_step_rows` validates the actions (raising before anything changes) and steps the copies
       ``stepping``, returning rewards and terminations for all copies (others' entries are ignored);
     - :meth:`_state_info` gives the ``info`` arrays every step reports for every copy (no masks);
-    - :meth:`_episode_metrics` gives the ended copies' ``episode_metrics`` (arrays with their masks).
+    - :meth:`_episode_metrics` gives the ended copies' ``episode_metrics``: per metric, one value per
+      ended copy (the base spreads them over the batch, ``metrics_fill`` elsewhere, with their masks).
 
     ``self._obs`` is the (B, ...) observation array the hooks write.
     """
@@ -60,6 +61,8 @@ class NativeVectorEnv(VectorEnv, Generic[Env]):
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
     per_copy_methods: ClassVar[tuple[str, ...]] = ("action_masks",)
     """Batched methods whose result has one row per copy: ``call`` splits them as SyncVectorEnv would."""
+    metrics_fill: ClassVar[float] = np.nan
+    """What ``episode_metrics`` holds for the copies whose episode did not end (their mask is False)."""
 
     template: Env
     """The single env the batch was built from: its parameters are every copy's."""
@@ -105,6 +108,15 @@ class NativeVectorEnv(VectorEnv, Generic[Env]):
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
         raise NotImplementedError
 
+    def _spread_metrics(self, ended: np.ndarray, terminated: np.ndarray) -> dict[str, np.ndarray]:
+        """``_episode_metrics(ended)`` as (B,) arrays, ``metrics_fill`` where the episode did not end, with masks."""
+        spread: dict[str, np.ndarray] = {}
+        for name, column in self._episode_metrics(ended).items():
+            spread[name] = np.full(self.num_envs, self.metrics_fill)
+            spread[name][ended] = column
+            spread[f"_{name}"] = terminated
+        return spread
+
     # ----------------------------------------------------------------- Gymnasium VectorEnv API
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
@@ -133,7 +145,8 @@ class NativeVectorEnv(VectorEnv, Generic[Env]):
         ended = np.flatnonzero(terminated)
         info: dict[str, Any] = {}
         if ended.size:
-            info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
+            info["episode_metrics"] = self._spread_metrics(ended, terminated.copy())
+            info["_episode_metrics"] = terminated.copy()
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
             if ended.size:
                 final_obs = np.full(self.num_envs, None, dtype=object)

@@ -48,6 +48,8 @@ from schedenv.workloads import poisson_job_stream
 class DispatchVectorEnv(NativeVectorEnv[DispatchEnv]):
     """``num_envs`` copies of ``DispatchEnv(**kwargs)`` stepped together in compiled code (see module doc)."""
 
+    metrics_fill = 0.0  # as SyncVectorEnv fills the copies that did not end
+
     def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
         self.template = template = self._set_up(DispatchEnv, num_envs, autoreset_mode, kwargs)
         self.n_actions, self.n_limits = template.n_actions, template.n_limits
@@ -150,19 +152,12 @@ class DispatchVectorEnv(NativeVectorEnv[DispatchEnv]):
         }
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
-        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; 0 elsewhere, as in SyncVectorEnv)."""
+        """The single env's ``episode_metrics`` of the copies ``ended``, one value per copy."""
         state, template = self._state, self.template
-        per_copy = {
-            int(i): episode_metrics(
+        per_copy = [
+            episode_metrics(
                 template.n_hosts, template.size_class_bounds, state.hf[i], state.si[i], state.sf[i], state.ct[i]
             )
             for i in ended
-        }
-        names = list(next(iter(per_copy.values())))
-        values = {name: np.zeros(self.num_envs) for name in names}
-        for i, metrics in per_copy.items():
-            for name, value in metrics.items():
-                values[name][i] = value
-        mask = np.zeros(self.num_envs, dtype=np.bool_)
-        mask[ended] = True
-        return values | {f"_{name}": mask for name in names}
+        ]
+        return {name: np.array([metrics[name] for metrics in per_copy]) for name in per_copy[0]}

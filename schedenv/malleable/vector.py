@@ -34,7 +34,6 @@ from gymnasium.vector import AutoresetMode
 from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES
 from schedenv.malleable.env import MalleableEnv
 from schedenv.malleable.kernel import reset_rows, step_rows
-from schedenv.malleable.metrics import METRICS
 from schedenv.validation import as_real_array
 from schedenv.vector import NativeVectorEnv
 from schedenv.workloads import Power
@@ -124,17 +123,15 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
         }
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
-        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""
-        ints, floats = self._ints, self._floats
-        values = {name: np.full(self.num_envs, np.nan) for name in METRICS}
-        completed = ints[ended, 3].astype(np.float64)
-        values["n_completed"][ended] = completed
-        values["mean_response_time"][ended] = floats[ended, 1] / completed
-        values["mean_slowdown"][ended] = floats[ended, 2] / completed
-        values["total_flow_time"][ended] = floats[ended, 1]
-        values["total_slowdown"][ended] = floats[ended, 2]
-        values["makespan"][ended] = floats[ended, 0]
-        values["overflow_fraction"][ended] = ints[ended, 5] / np.maximum(ints[ended, 4], 1)
-        mask = np.zeros(self.num_envs, dtype=np.bool_)
-        mask[ended] = True
-        return values | {f"_{name}": mask for name in METRICS}
+        """The single env's ``episode_metrics`` (``metrics.METRICS``) of the copies ``ended``, one value per copy."""
+        ints, floats = self._ints[ended], self._floats[ended]
+        completed = ints[:, 3].astype(np.float64)
+        return {
+            "n_completed": completed,
+            "mean_response_time": floats[:, 1] / completed,
+            "mean_slowdown": floats[:, 2] / completed,
+            "total_flow_time": floats[:, 1],
+            "total_slowdown": floats[:, 2],
+            "makespan": floats[:, 0],
+            "overflow_fraction": ints[:, 5] / np.maximum(ints[:, 4], 1),
+        }

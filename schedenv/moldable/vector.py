@@ -197,12 +197,12 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         }
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
-        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""
+        """The single env's ``episode_metrics`` of the copies ``ended``, one value per copy."""
         stats = self._stats[ended]
         completed = self._ints[ended, N_COMPLETED].astype(np.float64)
         first = self._arrivals_f[ended, 0, A_TIME]
         span = stats[:, LAST] - first
-        per_copy = {
+        return {
             "n_completed": completed,
             "mean_response_time": stats[:, TURNAROUND] / completed,
             "mean_slowdown": stats[:, SLOWDOWN] / completed,
@@ -215,11 +215,3 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             "makespan": span,
             "overflow_fraction": stats[:, OVERFLOW] / np.maximum(stats[:, EPOCHS], 1.0),
         }
-        mask = np.zeros(self.num_envs, dtype=np.bool_)
-        mask[ended] = True
-        values: dict[str, np.ndarray] = {}
-        for name, column in per_copy.items():
-            values[name] = np.full(self.num_envs, np.nan)
-            values[name][ended] = column
-            values[f"_{name}"] = mask
-        return values

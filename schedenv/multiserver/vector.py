@@ -175,8 +175,8 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
         return info
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
-        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""
-        values = {name: np.full(self.num_envs, np.nan) for name in METRICS}
+        """The single env's ``episode_metrics`` of the copies ``ended``, one value per copy."""
+        values: dict[str, list[float]] = {name: [] for name in METRICS}
         ints, floats, finished = self._ints, self._floats, self._finished
         for i in ended:
             n = ints[i, kernel.N_COMPLETED]
@@ -187,7 +187,5 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
             )  # fmt: skip
             metrics["overflow_fraction"] = ints[i, kernel.OVERFLOW] / max(int(ints[i, kernel.EPOCHS]), 1)
             for name, value in metrics.items():
-                values[name][i] = value
-        mask = np.zeros(self.num_envs, dtype=np.bool_)
-        mask[ended] = True
-        return values | {f"_{name}": mask for name in METRICS}
+                values[name].append(value)
+        return {name: np.array(column, dtype=np.float64) for name, column in values.items()}
