@@ -37,7 +37,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from schedenv.validation import check_choice, check_int
+from schedenv.validation import as_real_array, check_choice, check_int
 
 Env = TypeVar("Env", bound=gym.Env)
 
@@ -189,6 +189,37 @@ class NativeVectorEnv(VectorEnv, Generic[Env]):
             result = getattr(self, name)(*args, **kwargs)
             return tuple(result[i] for i in range(self.num_envs))
         return self.get_attr(name)
+
+    # ----------------------------------------------------------------- action checks the families share
+    def _integer_actions(self, actions: Any, highs: int | tuple[int, ...], allowed: str) -> np.ndarray:
+        """``actions`` as int64, checked before anything changes: (B,) integers in [0, highs), or with a
+        tuple of highs (B, len(highs)) whose column j lies in [0, highs[j]); ``allowed`` words the range."""
+        chosen = np.asarray(actions)
+        shape = (self.num_envs,) if isinstance(highs, int) else (self.num_envs, len(highs))
+        if chosen.shape != shape or chosen.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions with shape {chosen.shape} and dtype {chosen.dtype} are not allowed; "
+                f"give {shape} integers in {allowed}"
+            )
+        chosen = chosen.astype(np.int64)
+        outside = ((chosen < 0) | (chosen >= np.asarray(highs))).reshape(self.num_envs, -1).any(axis=1)
+        if outside.any():
+            raise ValueError(
+                f"actions of copies {np.flatnonzero(outside).tolist()} are out of range; each must lie in {allowed}"
+            )
+        return chosen
+
+    def _real_actions(self, actions: Any, columns: int, low: float, high: float, what: str) -> np.ndarray:
+        """``actions`` as a contiguous (B, columns) float array of ``what`` (e.g. "scores") in [low, high]."""
+        values = as_real_array("actions", actions, allow_bool=True)
+        if values.shape != (self.num_envs, columns):
+            raise ValueError(f"actions have shape {values.shape}; expected {(self.num_envs, columns)}, {what}")
+        bad = ~((values >= low) & (values <= high)).all(axis=1)  # NaN fails both
+        if bad.any():
+            raise ValueError(
+                f"actions of copies {np.flatnonzero(bad).tolist()} have {what} NaN or outside [{low:g}, {high:g}]"
+            )
+        return np.ascontiguousarray(values)
 
     # ----------------------------------------------------------------- internals
     def _reseed(self, seed: int | list[int | None] | None, options: dict[str, Any] | None) -> np.ndarray:

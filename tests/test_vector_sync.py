@@ -163,3 +163,21 @@ def test_bad_reset_masks_are_refused_and_change_nothing(case: str, mask: np.ndar
     with pytest.raises(ValueError, match=message):
         ours.reset(seed=9, options={"reset_mask": mask})
     np.testing.assert_array_equal(ours._obs, before)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_an_action_outside_the_space_is_refused_naming_the_copy_and_changes_nothing(case: str) -> None:
+    ours, theirs = make_pair(case, AutoresetMode.NEXT_STEP)
+    ours.reset(seed=5)
+    theirs.reset(seed=5)
+    ours.action_space.seed(5)
+    good = valid_actions(np.random.default_rng(5), ours)
+    bad = np.array(good, copy=True)
+    space = ours.single_action_space
+    if isinstance(space, gym.spaces.Discrete):
+        bad[1] = space.n
+    else:
+        bad[1, 0] = 2.0
+    with pytest.raises(ValueError, match=r"actions of copies \[1\] (are out of range|have \w+ NaN or outside)"):
+        ours.step(bad)
+    assert_same_step(ours.step(good), theirs.step(good), AutoresetMode.NEXT_STEP)

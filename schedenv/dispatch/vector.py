@@ -96,19 +96,7 @@ class DispatchVectorEnv(NativeVectorEnv[DispatchEnv]):
 
     def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """The actions to apply (masked ones replaced by their fallback) and which were masked."""
-        chosen = np.asarray(actions)
-        if chosen.shape != (self.num_envs,) or chosen.dtype.kind not in "iu":
-            raise ValueError(
-                f"actions with shape {chosen.shape} and dtype {chosen.dtype} are not allowed; "
-                f"give ({self.num_envs},) integers in [0, {self.n_actions})"
-            )
-        chosen = chosen.astype(np.int64)
-        outside = (chosen < 0) | (chosen >= self.n_actions)
-        if outside.any():
-            raise ValueError(
-                f"actions of copies {np.flatnonzero(outside).tolist()} are out of range; "
-                f"each must lie in [0, {self.n_actions})"
-            )
+        chosen = self._integer_actions(actions, self.n_actions, f"[0, {self.n_actions})")
         # Row r of the mask table allows exactly the limit indices >= r (r = largest exceeded index + 1).
         destination, limit = np.divmod(chosen, self.n_limits)
         allowed = self._out_i[:, 0]

@@ -34,7 +34,6 @@ from gymnasium.vector import AutoresetMode
 from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES
 from schedenv.malleable.env import MalleableEnv
 from schedenv.malleable.kernel import reset_rows, step_rows
-from schedenv.validation import as_real_array
 from schedenv.vector import NativeVectorEnv
 from schedenv.workloads import Power
 
@@ -76,7 +75,7 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
 
     # ----------------------------------------------------------------- the family's hooks
     def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        weights = self._check_actions(actions)
+        weights = self._real_actions(actions, self.max_jobs + 1, 0.0, 1.0, "weights")
         template = self.template
         step_rows(
             stepping, weights, self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
@@ -87,16 +86,6 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
         return self._rewards, self._terminated
 
     # ----------------------------------------------------------------- internals
-    def _check_actions(self, actions: Any) -> np.ndarray:
-        weights = as_real_array("actions", actions, allow_bool=True)
-        expected = (self.num_envs, self.max_jobs + 1)
-        if weights.shape != expected:
-            raise ValueError(f"actions have shape {weights.shape}; expected {expected}")
-        if not (weights >= 0.0).all() or not (weights <= 1.0).all():  # NaN fails both
-            bad = np.flatnonzero(~((weights >= 0.0) & (weights <= 1.0)).all(axis=1))
-            raise ValueError(f"actions of copies {bad.tolist()} have entries that are NaN or outside [0, 1]")
-        return np.ascontiguousarray(weights)
-
     def _reset_rows(self, rows: np.ndarray) -> None:
         template = self.template
         for i in rows:

@@ -115,26 +115,12 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
 
     def _check_actions(self, actions: Any, stepping: np.ndarray) -> np.ndarray:
         """The flat actions of all copies (validated); masked ones of stepping copies raise in "raise" mode."""
-        chosen = np.asarray(actions)
-        b, k, m = self.num_envs, self.max_jobs, self.n_procs
-        expected, allowed = ((b, 2), f"slot in [0, {k}], procs - 1 in [0, {m})") if self._factored else ((b,), "")
-        if chosen.shape != expected or chosen.dtype.kind not in "iu":
-            raise ValueError(
-                f"actions with shape {chosen.shape} and dtype {chosen.dtype} are not allowed; give {expected} "
-                f"integers in {allowed or f'[0, {self.n_actions})'}"
-            )
-        chosen = chosen.astype(np.int64)
+        k, m = self.max_jobs, self.n_procs
         if self._factored:
-            outside = ((chosen < 0) | (chosen >= np.array([k + 1, m]))).any(axis=1)
+            chosen = self._integer_actions(actions, (k + 1, m), f"slot in [0, {k}], procs - 1 in [0, {m})")
             flat = np.where(chosen[:, 0] == k, k * m, chosen[:, 0] * m + chosen[:, 1])
         else:
-            outside = (chosen < 0) | (chosen >= self.n_actions)
-            flat = chosen
-        if outside.any():
-            raise ValueError(
-                f"actions of copies {np.flatnonzero(outside).tolist()} are out of range; each must lie in "
-                f"{allowed or f'[0, {self.n_actions})'}"
-            )
+            flat = self._integer_actions(actions, self.n_actions, f"[0, {self.n_actions})")
         if self.template.invalid_action == "raise":
             masked = stepping[self._mask[stepping, flat[stepping]] == 0]
             if masked.size:

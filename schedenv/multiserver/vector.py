@@ -40,7 +40,6 @@ from schedenv.multiserver import kernel
 from schedenv.multiserver.env import MultiserverJobEnv
 from schedenv.multiserver.metrics import metrics_of_completions
 from schedenv.multiserver.workload import PARAMETERS
-from schedenv.validation import as_real_array
 from schedenv.vector import NativeVectorEnv
 
 METRICS = (
@@ -114,27 +113,9 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
     def _check_actions(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The actions as the kernel takes them: (slots, scores); raise for values outside the space and,
         with invalid_action="raise", for masked ones."""
-        b, max_jobs = self.num_envs, self.max_jobs
         if not self.select:
-            scores = as_real_array("actions", actions, allow_bool=True)
-            if scores.shape != (b, max_jobs):
-                raise ValueError(f"actions have shape {scores.shape}; expected {(b, max_jobs)}, one score per slot")
-            bad = ~((scores >= -1.0) & (scores <= 1.0)).all(axis=1)  # NaN fails both
-            if bad.any():
-                raise ValueError(f"actions of copies {np.flatnonzero(bad).tolist()} have scores NaN or outside [-1, 1]")
-            return self._no_slots, np.ascontiguousarray(scores)
-        chosen = np.asarray(actions)
-        if chosen.shape != (b,) or chosen.dtype.kind not in "iu":
-            raise ValueError(
-                f"actions with shape {chosen.shape} and dtype {chosen.dtype} are not allowed; "
-                f"give ({b},) integers in 0..{max_jobs}"
-            )
-        slots = chosen.astype(np.int64)
-        outside = (slots < 0) | (slots > max_jobs)
-        if outside.any():
-            raise ValueError(
-                f"actions of copies {np.flatnonzero(outside).tolist()} are out of range; each must lie in 0..{max_jobs}"
-            )
+            return self._no_slots, self._real_actions(actions, self.max_jobs, -1.0, 1.0, "scores")
+        slots = self._integer_actions(actions, self.max_jobs + 1, f"0..{self.max_jobs}")
         if self.template.invalid_action == "raise":
             masked = stepping[self._mask[stepping, slots[stepping]] == 0]
             if masked.size:
