@@ -221,6 +221,13 @@ class NativeVectorEnv(VectorEnv, Generic[Env]):
             )
         return np.ascontiguousarray(values)
 
+    def _refuse_masked(self, masks: np.ndarray, actions: np.ndarray, stepping: np.ndarray, why: str) -> None:
+        """Raise, naming the copies, if a copy in ``stepping`` chose a flat action its row of ``masks`` forbids
+        (``invalid_action="raise"``); ``why`` says what a masked action is in the family."""
+        masked = stepping[masks[stepping, actions[stepping]] == 0]
+        if masked.size:
+            raise ValueError(f"actions of copies {masked.tolist()} are masked: {why}; see action_masks()")
+
     # ----------------------------------------------------------------- internals
     def _reseed(self, seed: int | list[int | None] | None, options: dict[str, Any] | None) -> np.ndarray:
         """Reseed the copies to reset (in place in ``self._generators``) and return their indices."""

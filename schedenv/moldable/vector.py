@@ -122,12 +122,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         else:
             flat = self._integer_actions(actions, self.n_actions, f"[0, {self.n_actions})")
         if self.template.invalid_action == "raise":
-            masked = stepping[self._mask[stepping, flat[stepping]] == 0]
-            if masked.size:
-                raise ValueError(
-                    f"actions of copies {masked.tolist()} are masked: they do not fit those "
-                    "copies' states; see action_masks()"
-                )
+            self._refuse_masked(self._mask, flat, stepping, "they do not fit those copies' states")
         return flat
 
     def _kernel_arrays(self) -> tuple[Any, ...]:

@@ -117,12 +117,8 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
             return self._no_slots, self._real_actions(actions, self.max_jobs, -1.0, 1.0, "scores")
         slots = self._integer_actions(actions, self.max_jobs + 1, f"0..{self.max_jobs}")
         if self.template.invalid_action == "raise":
-            masked = stepping[self._mask[stepping, slots[stepping]] == 0]
-            if masked.size:
-                raise ValueError(
-                    f"actions of copies {masked.tolist()} are masked: an empty, already selected or non-fitting "
-                    "slot, or commit with nothing selected; see action_masks()"
-                )
+            why = "an empty, already selected or non-fitting slot, or commit with nothing selected"
+            self._refuse_masked(self._mask, slots, stepping, why)
         return slots, self._no_scores
 
     def _reset_rows(self, rows: np.ndarray) -> None:
