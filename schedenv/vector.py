@@ -28,6 +28,7 @@ No episode here ends by truncation (truncated is always False), and the batched 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -42,7 +43,7 @@ from schedenv.validation import as_real_array, check_choice, check_int
 Env = TypeVar("Env", bound=gym.Env)
 
 
-class NativeVectorEnv(VectorEnv, Generic[Env]):
+class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
     """``num_envs`` copies of one single env stepped together; a family subclass supplies the hooks.
 
     The hooks (each works on the rows of the family's batched arrays):
@@ -96,17 +97,21 @@ class NativeVectorEnv(VectorEnv, Generic[Env]):
         return template
 
     # ----------------------------------------------------------------- hooks of a family
+    @abstractmethod
     def _reset_rows(self, rows: np.ndarray) -> None:
-        raise NotImplementedError
+        """Draw the episodes of the copies ``rows`` (from ``self._generators``) and set their state."""
 
+    @abstractmethod
     def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError
+        """Check ``actions``, step the copies ``stepping``; (rewards, terminated) of all copies."""
 
+    @abstractmethod
     def _state_info(self) -> dict[str, np.ndarray]:
-        raise NotImplementedError
+        """The per-copy ``info`` arrays of the current state (no masks)."""
 
+    @abstractmethod
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
-        raise NotImplementedError
+        """Per metric, the values of the copies ``ended`` (in that order)."""
 
     def _spread_metrics(self, ended: np.ndarray, terminated: np.ndarray) -> dict[str, np.ndarray]:
         """``_episode_metrics(ended)`` as (B,) arrays, ``metrics_fill`` where the episode did not end, with masks."""
