@@ -20,7 +20,7 @@ the architecture page (``docs/architecture.md``, "The batched envs").
   (their last step's ``info``) hold what it ended with, each ``_key`` mask marking the ended copies
   only. ``info["episode_metrics"]`` (masked to the ended copies) is also kept at the top level.
 - **Attributes**: ``get_attr(name)`` gives, per copy, the configuration every copy shares (the single
-  env the batch was built from); ``call(name)`` also splits a batched method such as
+  env the batch was built from), or its own generator for ``"np_random"``; ``call(name)`` also splits a batched method such as
   ``action_masks`` into one row per copy; ``set_attr`` is refused (build a new batch instead).
 
 No episode here ends by truncation (truncated is always False), and the batched envs do not render.
@@ -171,7 +171,10 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
         return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
-        """Per copy, the single env's configuration attribute ``name`` (every copy shares it)."""
+        """Per copy, the single env's configuration attribute ``name`` (every copy shares it), or each
+        copy's own generator for ``"np_random"``."""
+        if name == "np_random":
+            return tuple(self._generators)
         if name.startswith("_") or not hasattr(self.template, name) or callable(getattr(self.template, name)):
             raise AttributeError(
                 f"the batched env has no per-copy attribute {name!r}; get_attr gives the configuration every "

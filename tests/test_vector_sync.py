@@ -122,6 +122,8 @@ def test_call_and_get_attr_answer_per_copy_as_sync_vector_env(case: str) -> None
     if hasattr(ours, "action_masks") and isinstance(ours.single_action_space, gym.spaces.Discrete):
         for a, b in zip(ours.call("action_masks"), theirs.call("action_masks"), strict=True):
             np.testing.assert_array_equal(a, b)
+    generators = ours.get_attr("np_random")
+    assert [g.bit_generator.state for g in generators] == [g.bit_generator.state for g in theirs.get_attr("np_random")]
     with pytest.raises(AttributeError, match="share one configuration"):
         ours.set_attr("max_jobs", 5)
     with pytest.raises(AttributeError, match="no per-copy attribute 'reset'"):
