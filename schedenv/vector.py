@@ -20,8 +20,9 @@ the architecture page (``docs/architecture.md``, "The batched envs").
   (their last step's ``info``) hold what it ended with, each ``_key`` mask marking the ended copies
   only. ``info["episode_metrics"]`` (masked to the ended copies) is also kept at the top level.
 - **Attributes**: ``get_attr(name)`` gives, per copy, the configuration every copy shares (the single
-  env the batch was built from), or its own generator for ``"np_random"``; ``call(name)`` also splits a batched method such as
-  ``action_masks`` into one row per copy; ``set_attr`` is refused (build a new batch instead).
+  env the batch was built from), or its own generator for ``"np_random"``; ``call(name)`` also
+  splits a batched method such as ``action_masks`` into one row per copy; ``set_attr`` is refused
+  (build a new batch instead).
 
 No episode here ends by truncation (truncated is always False), and the batched envs do not render.
 """
