@@ -1,4 +1,4 @@
-"""A native batched ``Dispatch-v0``: B copies stepped in one compiled call (DESIGN §7).
+"""A native batched ``Dispatch-v0``: B copies stepped in one compiled call.
 
 ``gym.make_vec("schedenv/Dispatch-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the kernels the single env runs (``kernel.step_rows``, the
@@ -16,17 +16,15 @@ from that copy's reward; ``"raise"``: ``ValueError`` naming the copies, and noth
 ``action_space.sample()`` is a legal batch of actions. An out-of-range or non-integer action raises
 ``ValueError`` naming the copies in every mode, and changes nothing.
 
+Autoreset, partial resets, seeding, ``final_obs`` / ``final_info`` and ``call`` / ``get_attr`` are
+:class:`schedenv.vector.NativeVectorEnv`'s, the same in every family (the contract: the architecture
+page, "The batched envs"); this module supplies the batched transition and the ``info`` arrays.
 It equals ``SyncVectorEnv`` over the single env (``vectorization_mode="sync"``) bit for bit, in both
-autoreset modes of Gymnasium 1.x (``tests/dispatch/test_vector_sync.py``): ``"NextStep"`` (default: the
-step after a termination resets that copy, ignoring its action, with reward 0) and ``"SameStep"`` (the
-copy resets in the step that terminates it; ``info["final_obs"]`` is an object array holding the final
-observation of the copies that ended, None elsewhere, and ``info["final_info"]`` their last step's
-``info``). Options: ``reset(options={"reset_mask": mask})`` resets only the masked copies.
+autoreset modes (``tests/dispatch/test_vector_sync.py``, ``tests/test_vector_sync.py``).
 
 ``info`` holds arrays ``time``, ``n_jobs``, ``killed``, ``n_outside``, ``invalid_action`` and
 ``action_mask`` and, for copies whose episode ended, ``episode_metrics`` (a dict of arrays, valid where
-``info["_episode_metrics"]``, 0 elsewhere); in ``"SameStep"`` mode it is in ``final_info`` too. A reset's
-``info`` describes the copies it reset (entries 0 and masks False for the others). Per-job
+``info["_episode_metrics"]``, 0 elsewhere); in ``"SameStep"`` mode it is in ``final_info`` too. Per-job
 ``completed`` records are not built (use the single env, or ``schedenv.fastpath``, for records).
 ``observe_params=True`` appends the scenario's parameters as in the single env. ``render_mode`` is not
 supported.
@@ -37,23 +35,23 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 
 from schedenv.dispatch.env import DispatchEnv
 from schedenv.dispatch.fast import INITIAL_CAPACITY
 from schedenv.dispatch.kernel import KILLED, N_PRESENT, TIME, DispatchArrays, reset_rows, step_rows
 from schedenv.dispatch.metrics import episode_metrics
-from schedenv.vector_reset import reseed_copies, set_up_batch
+from schedenv.vector import NativeVectorEnv
 from schedenv.workloads import poisson_job_stream
 
 
-class DispatchVectorEnv(VectorEnv):
+class DispatchVectorEnv(NativeVectorEnv[DispatchEnv]):
     """``num_envs`` copies of ``DispatchEnv(**kwargs)`` stepped together in compiled code (see module doc)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metrics_fill = 0.0  # as SyncVectorEnv fills the copies that did not end
 
     def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
-        self.template = template = set_up_batch(self, DispatchEnv, num_envs, autoreset_mode, kwargs)
+        self.template = template = self._set_up(DispatchEnv, num_envs, autoreset_mode, kwargs)
         self.n_actions, self.n_limits = template.n_actions, template.n_limits
         self._limits = np.asarray(template.time_limits, dtype=np.float64)
         self._bounds = np.asarray(template.size_class_bounds, dtype=np.float64)
@@ -70,83 +68,35 @@ class DispatchVectorEnv(VectorEnv):
         self._out_i = np.zeros((b, 3), dtype=np.int64)
         """Per copy: mask row (largest exceeded limit index + 1), queued jobs outside the windows, terminated."""
         self._rewards = np.zeros(b)
+        self._invalid = np.zeros(b, dtype=np.bool_)
+        """Per copy: its last action was masked (False after a reset)."""
         self._no_records = (np.empty((3, 0)), np.empty((2, 0), dtype=np.int64))
         """The kernels' per-job result arrays, empty: the batched env keeps no per-job records."""
-        self._generators: list[np.random.Generator | None] = [None] * b
-        self._autoreset = np.zeros(b, dtype=np.bool_)
-        self._started = False
-
-    # ----------------------------------------------------------------- Gymnasium VectorEnv API
-    def reset(
-        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        indices = reseed_copies(self._generators, seed, options)
-        self._reset(indices)
-        self._autoreset[indices] = False
-        self._started = True
-        reset = np.zeros(self.num_envs, dtype=np.bool_)
-        reset[indices] = True
-        return self._obs.copy(), _only_copies(self._info(np.zeros(self.num_envs, dtype=np.bool_)), reset)
-
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        chosen, invalid = self._check_actions(actions)
-        state = self._state
-        if int(state.si[:, N_PRESENT].max()) >= state.capacity:  # a step admits at most one job
-            state.grow()
-        resetting = np.flatnonzero(self._autoreset)
-        stepping = np.flatnonzero(~self._autoreset)
-        step_rows(
-            stepping, chosen, *state.views(slice(None)), self._limits, self._bounds, self._per_size, self._waiting,
-            self._arrival_times, self._sizes, self._obs, self.template.max_jobs, float(self.template.scale),
-            self.template.size_known, self._out_i, self._rewards, *self._no_records,
-        )  # fmt: skip
-        rewards = self._rewards.copy()
-        if self.template.invalid_action == "penalty":
-            rewards[invalid] -= self.template.invalid_action_penalty
-        terminated = self._out_i[:, 2].astype(np.bool_)
-        rewards[resetting], terminated[resetting], invalid[resetting] = 0.0, False, False
-        ended = np.flatnonzero(terminated)
-        info: dict[str, Any] = {}
-        if ended.size:
-            info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
-        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
-            if ended.size:
-                final_obs = np.full(self.num_envs, None, dtype=object)
-                for i in ended:
-                    final_obs[i] = self._obs[i].copy()
-                info["final_info"] = _only_copies(info | self._info(invalid), terminated)
-                info["_final_info"] = terminated.copy()
-                info["final_obs"], info["_final_obs"] = final_obs, terminated.copy()
-                self._reset(ended)
-                invalid = invalid & ~terminated  # a reset copy reports its reset info
-        else:
-            self._reset(resetting)
-            self._autoreset = terminated
-        info.update(self._info(invalid))
-        return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, n_actions) int8: 1 where each copy's pending job may go (the single env's masks)."""
         return np.take(self._mask_table, self._out_i[:, 0], axis=0)  # faster than fancy indexing
 
-    # ----------------------------------------------------------------- internals
+    # ----------------------------------------------------------------- the family's hooks
+    def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        chosen, invalid = self._check_actions(actions)
+        state = self._state
+        if int(state.si[:, N_PRESENT].max()) >= state.capacity:  # a step admits at most one job
+            state.grow()
+        step_rows(
+            stepping, chosen, *state.views(slice(None)), self._limits, self._bounds, self._per_size, self._waiting,
+            self._arrival_times, self._sizes, self._obs, self.template.max_jobs, float(self.template.scale),
+            self.template.size_known, self._out_i, self._rewards, *self._no_records,
+        )  # fmt: skip
+        self._invalid[stepping] = invalid[stepping]
+        rewards = self._rewards.copy()
+        if self.template.invalid_action == "penalty":
+            rewards[self._invalid] -= self.template.invalid_action_penalty
+        return rewards, self._out_i[:, 2].astype(np.bool_)
+
     def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """The actions to apply (masked ones replaced by their fallback) and which were masked."""
-        chosen = np.asarray(actions)
-        if chosen.shape != (self.num_envs,) or chosen.dtype.kind not in "iu":
-            raise ValueError(
-                f"actions with shape {chosen.shape} and dtype {chosen.dtype} are not allowed; "
-                f"give ({self.num_envs},) integers in [0, {self.n_actions})"
-            )
-        chosen = chosen.astype(np.int64)
-        outside = (chosen < 0) | (chosen >= self.n_actions)
-        if outside.any():
-            raise ValueError(
-                f"actions of copies {np.flatnonzero(outside).tolist()} are out of range; "
-                f"each must lie in [0, {self.n_actions})"
-            )
+        chosen = self._integer_actions(actions, self.n_actions, f"[0, {self.n_actions})")
         # Row r of the mask table allows exactly the limit indices >= r (r = largest exceeded index + 1).
         destination, limit = np.divmod(chosen, self.n_limits)
         allowed = self._out_i[:, 0]
@@ -160,7 +110,7 @@ class DispatchVectorEnv(VectorEnv):
             chosen = destination * self.n_limits + np.maximum(limit, allowed)
         return chosen, masked
 
-    def _reset(self, rows: np.ndarray) -> None:
+    def _reset_rows(self, rows: np.ndarray) -> None:
         template = self.template
         for i in rows:
             if template.jobs is not None:
@@ -176,54 +126,26 @@ class DispatchVectorEnv(VectorEnv):
             self._waiting, self._arrival_times, self._sizes, self._obs, template.max_jobs, float(template.scale),
             template.size_known, self._out_i, self._rewards, *self._no_records,
         )  # fmt: skip
+        self._invalid[rows] = False
 
-    def _info(self, invalid: np.ndarray) -> dict[str, Any]:
-        everyone = np.ones(self.num_envs, dtype=np.bool_)
+    def _state_info(self) -> dict[str, np.ndarray]:
         state = self._state
         return {
             "time": state.sf[:, TIME].copy(),
-            "_time": everyone,
             "n_jobs": state.si[:, N_PRESENT].copy(),
-            "_n_jobs": everyone,
             "killed": state.si[:, KILLED].astype(np.bool_),
-            "_killed": everyone,
             "n_outside": self._out_i[:, 1].copy(),
-            "_n_outside": everyone,
-            "invalid_action": invalid,
-            "_invalid_action": everyone,
+            "invalid_action": self._invalid.copy(),
             "action_mask": self.action_masks(),
-            "_action_mask": everyone,
         }
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
-        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; 0 elsewhere, as in SyncVectorEnv)."""
+        """The single env's ``episode_metrics`` of the copies ``ended``, one value per copy."""
         state, template = self._state, self.template
-        per_copy = {
-            int(i): episode_metrics(
+        per_copy = [
+            episode_metrics(
                 template.n_hosts, template.size_class_bounds, state.hf[i], state.si[i], state.sf[i], state.ct[i]
             )
             for i in ended
-        }
-        names = list(next(iter(per_copy.values())))
-        values = {name: np.zeros(self.num_envs) for name in names}
-        for i, metrics in per_copy.items():
-            for name, value in metrics.items():
-                values[name][i] = value
-        mask = np.zeros(self.num_envs, dtype=np.bool_)
-        mask[ended] = True
-        return values | {f"_{name}": mask for name in names}
-
-
-def _only_copies(info: dict[str, Any], rows: np.ndarray) -> dict[str, Any]:
-    """``info`` as ``SyncVectorEnv`` gathers it from the copies ``rows`` alone: 0 elsewhere, masks ``rows``."""
-    gathered: dict[str, Any] = {}
-    for key, value in info.items():
-        if key.startswith("_"):
-            continue
-        if isinstance(value, dict):
-            gathered[key] = _only_copies(value, rows)
-        else:
-            gathered[key] = np.zeros_like(value)
-            gathered[key][rows] = value[rows]
-        gathered[f"_{key}"] = rows.copy()
-    return gathered
+        ]
+        return {name: np.array([metrics[name] for metrics in per_copy]) for name in per_copy[0]}

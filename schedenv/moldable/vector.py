@@ -1,4 +1,4 @@
-"""A native batched ``Moldable-v0``: B copies stepped in one compiled call (DESIGN §7).
+"""A native batched ``Moldable-v0``: B copies stepped in one compiled call.
 
 ``gym.make_vec("schedenv/Moldable-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the single env's compiled step (``kernel.step``: decision,
@@ -16,10 +16,9 @@ changes nothing); ``info["invalid_action"]`` says which copies fell back. A valu
 action space raises in every mode. ``action_masks()`` gives the (B, n) int8 masks (what MaskablePPO
 reads), all ones for a copy whose episode has just ended; ``info["action_mask"]`` the same.
 
-Autoreset follows Gymnasium 1.x: ``"NextStep"`` (default: the step after a termination resets that
-copy, ignoring its action, with reward 0) or ``"SameStep"`` (the copy resets in the step that
-terminates it; ``info["final_obs"]``, an object array like SyncVectorEnv's, and ``info["final_info"]``
-hold what it ended with). ``reset(options={"reset_mask": mask})`` resets only the masked copies.
+Autoreset, partial resets, seeding, ``final_obs`` / ``final_info`` and ``call`` / ``get_attr`` are
+:class:`schedenv.vector.NativeVectorEnv`'s, the same in every family (the contract: the architecture
+page, "The batched envs"); this module supplies the batched transition and the ``info`` arrays.
 
 ``info`` holds arrays ``time``, ``n_jobs``, ``n_queued``, ``n_running``, ``free_procs``,
 ``n_outside``, ``action_mask`` and ``invalid_action`` and, for copies whose episode ended,
@@ -35,7 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 
 from schedenv.moldable.core import factored_mask, obs_length
 from schedenv.moldable.env import MoldableEnv
@@ -65,16 +64,14 @@ from schedenv.moldable.kernel import (
     start_rows,
     step_rows,
 )
-from schedenv.vector_reset import reseed_copies, set_up_batch
+from schedenv.vector import NativeVectorEnv
 
 
-class MoldableVectorEnv(VectorEnv):
+class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
     """``num_envs`` copies of ``MoldableEnv(**kwargs)`` stepped together in compiled code (see module doc)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
-
     def __init__(self, num_envs: int = 1, autoreset_mode: str | AutoresetMode = "NextStep", **kwargs: Any) -> None:
-        self.template = template = set_up_batch(self, MoldableEnv, num_envs, autoreset_mode, kwargs)
+        self.template = template = self._set_up(MoldableEnv, num_envs, autoreset_mode, kwargs)
         b, m, n = self.num_envs, template.n_procs, template.n_jobs
         self.max_jobs, self.n_procs, self.n_actions = template.max_jobs, m, template.max_jobs * m + 1
         self._factored = template.action_mode == "factored"
@@ -100,48 +97,6 @@ class MoldableVectorEnv(VectorEnv):
         self._stats = np.zeros((b, 8))
         self._rewards, self._invalid = np.zeros(b), np.zeros(b, dtype=np.bool_)
         self._status = np.zeros(b, dtype=np.int64)
-        self._generators: list[np.random.Generator | None] = [None] * b
-        self._autoreset = np.zeros(b, dtype=np.bool_)
-        self._started = False
-
-    # ----------------------------------------------------------------- Gymnasium VectorEnv API
-    def reset(
-        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        indices = reseed_copies(self._generators, seed, options)
-        self._reset(indices)
-        self._autoreset[indices] = False
-        self._started = True
-        return self._obs.copy(), self._info()
-
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        chosen = self._check_actions(actions)
-        resetting = np.flatnonzero(self._autoreset)
-        stepping = np.flatnonzero(~self._autoreset)
-        self._invalid[resetting] = False
-        self._run(stepping, chosen)
-        rewards = self._rewards.copy()
-        terminated = self._terminated()
-        rewards[resetting], terminated[resetting] = 0.0, False
-        ended = np.flatnonzero(terminated)
-        info: dict[str, Any] = {}
-        if ended.size:
-            info["episode_metrics"], info["_episode_metrics"] = self._episode_metrics(ended), terminated.copy()
-        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
-            if ended.size:
-                final_info = info | self._info()
-                final_obs = np.full(self.num_envs, None, dtype=object)
-                final_obs[ended] = list(self._obs[ended].copy())
-                info["final_obs"], info["_final_obs"] = final_obs, terminated.copy()
-                info["final_info"], info["_final_info"] = final_info, terminated.copy()
-                self._reset(ended)
-        else:
-            self._reset(resetting)
-            self._autoreset = terminated
-        info.update(self._info())
-        return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``."""
@@ -149,36 +104,25 @@ class MoldableVectorEnv(VectorEnv):
             self._masks_now = factored_mask(self._mask, self.max_jobs, self.n_procs) if self._factored else self._mask
         return self._masks_now.copy()
 
-    # ----------------------------------------------------------------- internals
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    # ----------------------------------------------------------------- the family's hooks
+    def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        chosen = self._check_actions(actions, stepping)
+        self._invalid[self._autoreset] = False
+        self._run(stepping, chosen)
+        ints = self._ints
+        terminated = (ints[:, NEXT_ARRIVAL] == ints[:, N_JOBS]) & (ints[:, N_QUEUED] + ints[:, N_RUNNING] == 0)
+        return self._rewards, terminated
+
+    def _check_actions(self, actions: Any, stepping: np.ndarray) -> np.ndarray:
         """The flat actions of all copies (validated); masked ones of stepping copies raise in "raise" mode."""
-        chosen = np.asarray(actions)
-        b, k, m = self.num_envs, self.max_jobs, self.n_procs
-        expected, allowed = ((b, 2), f"slot in [0, {k}], procs - 1 in [0, {m})") if self._factored else ((b,), "")
-        if chosen.shape != expected or chosen.dtype.kind not in "iu":
-            raise ValueError(
-                f"actions with shape {chosen.shape} and dtype {chosen.dtype} are not allowed; give {expected} "
-                f"integers in {allowed or f'[0, {self.n_actions})'}"
-            )
-        chosen = chosen.astype(np.int64)
+        k, m = self.max_jobs, self.n_procs
         if self._factored:
-            outside = ((chosen < 0) | (chosen >= np.array([k + 1, m]))).any(axis=1)
+            chosen = self._integer_actions(actions, (k + 1, m), f"slot in [0, {k}], procs - 1 in [0, {m})")
             flat = np.where(chosen[:, 0] == k, k * m, chosen[:, 0] * m + chosen[:, 1])
         else:
-            outside = (chosen < 0) | (chosen >= self.n_actions)
-            flat = chosen
-        if outside.any():
-            raise ValueError(
-                f"actions of copies {np.flatnonzero(outside).tolist()} are out of range; each must lie in "
-                f"{allowed or f'[0, {self.n_actions})'}"
-            )
+            flat = self._integer_actions(actions, self.n_actions, f"[0, {self.n_actions})")
         if self.template.invalid_action == "raise":
-            masked = (self._mask[np.arange(b), flat] == 0) & ~self._autoreset
-            if masked.any():
-                raise ValueError(
-                    f"actions of copies {np.flatnonzero(masked).tolist()} are masked: they do not fit those "
-                    "copies' states; see action_masks()"
-                )
+            self._refuse_masked(self._mask, flat, stepping, "they do not fit those copies' states")
         return flat
 
     def _kernel_arrays(self) -> tuple[Any, ...]:
@@ -202,7 +146,7 @@ class MoldableVectorEnv(VectorEnv):
             advance = np.full(self.num_envs, ADVANCE, dtype=np.int64)
             step_rows(waiting, advance, self._penalty, *self._kernel_arrays())
 
-    def _reset(self, rows: np.ndarray) -> None:
+    def _reset_rows(self, rows: np.ndarray) -> None:
         template = self.template
         for i in rows:
             if self._fixed is not None:
@@ -219,15 +163,10 @@ class MoldableVectorEnv(VectorEnv):
         )  # fmt: skip
         self._run(rows, np.full(self.num_envs, ADVANCE, dtype=np.int64))
 
-    def _terminated(self) -> np.ndarray:
-        ints = self._ints
-        return (ints[:, NEXT_ARRIVAL] == ints[:, N_JOBS]) & (ints[:, N_QUEUED] + ints[:, N_RUNNING] == 0)
-
-    def _info(self) -> dict[str, Any]:
-        everyone = np.ones(self.num_envs, dtype=np.bool_)
+    def _state_info(self) -> dict[str, np.ndarray]:
         ints = self._ints
         n_queued, n_running = ints[:, N_QUEUED].copy(), ints[:, N_RUNNING].copy()
-        values = {
+        return {
             "time": self._floats[:, TIME].copy(),
             "n_jobs": n_queued + n_running,
             "n_queued": n_queued,
@@ -237,15 +176,14 @@ class MoldableVectorEnv(VectorEnv):
             "action_mask": self.action_masks(),
             "invalid_action": self._invalid.copy(),
         }
-        return values | {f"_{name}": everyone for name in values}
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
-        """The single env's ``episode_metrics`` for the copies ``ended`` (arrays; NaN elsewhere)."""
+        """The single env's ``episode_metrics`` of the copies ``ended``, one value per copy."""
         stats = self._stats[ended]
         completed = self._ints[ended, N_COMPLETED].astype(np.float64)
         first = self._arrivals_f[ended, 0, A_TIME]
         span = stats[:, LAST] - first
-        per_copy = {
+        return {
             "n_completed": completed,
             "mean_response_time": stats[:, TURNAROUND] / completed,
             "mean_slowdown": stats[:, SLOWDOWN] / completed,
@@ -258,11 +196,3 @@ class MoldableVectorEnv(VectorEnv):
             "makespan": span,
             "overflow_fraction": stats[:, OVERFLOW] / np.maximum(stats[:, EPOCHS], 1.0),
         }
-        mask = np.zeros(self.num_envs, dtype=np.bool_)
-        mask[ended] = True
-        values: dict[str, np.ndarray] = {}
-        for name, column in per_copy.items():
-            values[name] = np.full(self.num_envs, np.nan)
-            values[name][ended] = column
-            values[f"_{name}"] = mask
-        return values

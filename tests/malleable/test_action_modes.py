@@ -130,7 +130,7 @@ def test_the_batched_env_equals_single_envs_in_the_signed_modes(mode: str) -> No
     assert ends >= 4 and observations[0].shape == observations[1].shape
     bad = np.zeros(native.action_space.shape, dtype=np.float32)
     bad[2, 0] = 1.5
-    with pytest.raises(ValueError, match=r"copy 2.*\[-1, 1\]"):
+    with pytest.raises(ValueError, match=r"copies \[2\].*\[-1, 1\]"):
         native.step(bad)
 
 
