@@ -113,14 +113,16 @@ def ratio_of_means(
 ) -> RatioOfMeans:
     """Ratio of means of a (runs x seeds) cost matrix to a reference on the same seeds, two-level paired bootstrap.
 
-    The point estimate is ``runs.sum() / (n_runs * reference.sum())``: the mean cost over every run
-    and seed over the reference's mean. Each of ``resamples`` bootstrap draws (one fixed generator)
-    resamples the training runs with replacement, then the test seeds with replacement, the same
-    seed indices for the agent and the reference (common random numbers), and recomputes the ratio;
-    the interval is the 2.5%-97.5% percentile range. Runs are the unit of replication in RL
-    (Agarwal et al. 2021; Henderson et al. 2018): when runs differ the interval spans them, where a
-    bootstrap of episodes alone would not. With one run it is the paired bootstrap over seeds, and
-    with one seed as well the interval is the point (there is nothing to resample).
+    The point estimate is ``runs.mean() / reference.mean()`` (that is, ``runs.sum()`` over
+    ``n_runs * reference.sum()``): the mean cost over every run and seed over the reference's mean.
+    Each of ``resamples`` bootstrap draws (one fixed generator) resamples the training runs with
+    replacement, then the test seeds with replacement, the same seed indices for the agent and the
+    reference (common random numbers), and recomputes the ratio; the interval is the 2.5%-97.5%
+    percentile range, widened to contain the point estimate (which it misses only by rounding, when
+    every resample gives the same ratio). Runs are the unit of replication in RL (Agarwal et al.
+    2021; Henderson et al. 2018): when runs differ the interval spans them, where a bootstrap of
+    episodes alone would not. With one run it is the paired bootstrap over seeds; with one run and
+    one seed the interval is the point (there is nothing to resample).
     """
     costs = np.asarray(runs, dtype=float)
     base = np.asarray(reference, dtype=float)
@@ -142,8 +144,8 @@ def ratio_of_means(
         numerator = np.take_along_axis(pooled, columns, axis=1).sum(axis=1)
         ratios[start : start + size] = numerator / base[columns].sum(axis=1)
     low, high = np.percentile(ratios, [2.5, 97.5])
-    point = float(costs.sum() / (n_runs * base.sum()))
-    return RatioOfMeans(point, float(low), float(high), n_runs, n_seeds)
+    point = float(costs.mean() / base.mean())
+    return RatioOfMeans(point, min(float(low), point), max(float(high), point), n_runs, n_seeds)
 
 
 def iqm(scores: np.ndarray) -> float:
