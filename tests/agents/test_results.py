@@ -101,7 +101,10 @@ def test_the_learning_curve_picture_is_a_png(tmp_path: Path) -> None:
     [
         (lambda d: d["runs"][1]["costs"].pop(), "costs of a run has 3 values for 4 test seeds"),
         (lambda d: d["baselines"]["equi"].pop(), "costs of equi has 3 values for 4 test seeds"),
-        (lambda d: d["generalisation"][0]["costs"].pop(), r'costs has 1 rows for 2 runs \(setting \{"speedup": 0.3\}\)'),
+        (
+            lambda d: d["generalisation"][0]["costs"].pop(),
+            r'costs has 1 rows for 2 runs \(setting \{"speedup": 0.3\}\)',
+        ),
         (lambda d: d.update(commit="0123456"), "commit '0123456' is not 40 hex digits"),
         (lambda d: d.update(dirty=True), "results on sealed seeds come from a clean commit only"),
         (lambda d: d.update(test_seeds=[0, 1, 2, 3]), "must be non-empty seeds of the sealed range"),
