@@ -100,6 +100,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--publish trains the config's own budget with 3 runs: drop --quick and --timesteps")
     if args.ledger and not args.publish:
         parser.error("--ledger records looks at the sealed seeds: give --publish too")
+    committed = ROOT / "benchmarks/results"
+    if args.out and not args.publish and committed in [Path(args.out).resolve(), *Path(args.out).resolve().parents]:
+        parser.error(f"--out {args.out!r} is inside {committed}, where only --publish writes (committed results)")
     return args
 
 

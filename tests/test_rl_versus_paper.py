@@ -90,6 +90,18 @@ def test_quick_mode_writes_json_md_png_on_development_seeds_and_no_ledger(tmp_pa
     assert (ledger.read_text() if ledger.is_file() else None) == before
 
 
+def test_development_runs_never_write_the_committed_results(capsys: pytest.CaptureFixture[str]) -> None:
+    inside = str(rl_versus_paper.ROOT / "benchmarks" / "results" / "mine")
+    for argv in (["dispatch", "--out", inside], ["dispatch", "--ledger", "x.jsonl"]):
+        with pytest.raises(SystemExit):
+            rl_versus_paper.parse([*argv, "--quick"])
+    err = capsys.readouterr().err
+    assert "where only --publish writes" in err and "--ledger records looks at the sealed seeds" in err
+    with pytest.raises(SystemExit):
+        rl_versus_paper.parse(["dispatch", "--publish", "--quick"])
+    assert "--publish trains the config's own budget" in capsys.readouterr().err
+
+
 def test_publishing_needs_a_clean_tree_and_appends_one_ledger_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
