@@ -226,7 +226,7 @@ def evaluate_agent(args: argparse.Namespace) -> int:
     contenders = args.contenders.split(",") if args.contenders else None
     result = assess([agent.act_batch for agent in loaded], env_id, env_kwargs, seeds, metric, contenders=contenders)
     if args.ledger:
-        append_ledger(Path(args.ledger), ledger_entry(args.command_line, configs[0], git_commit(), seeds))
+        append_ledger(Path(args.ledger), ledger_entry(args.command_line, configs[0], git_commit(full=True), seeds))
     rows = _rows(loaded[0].name, result)
     names = " ".join(str(folder) for folder in folders)
     print(f"{env_id}  {json.dumps(raw_kwargs)}  {args.split} seeds {seeds.start}..{seeds.stop - 1}  agent {names}")

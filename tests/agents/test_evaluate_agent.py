@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,7 @@ def test_sealed_seeds_need_a_ledger_and_each_look_adds_one_line(
     lines = [json.loads(line) for line in ledger.read_text().splitlines()]
     assert len(lines) == 2 and lines[0]["seeds"] == [1_000_000_000, 1_000_000_002]
     assert lines[0]["results"].startswith("schedenv evaluate --agent")
+    assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?|unknown", lines[0]["commit"])
     code = main(["evaluate", "--agent", str(two_runs[0]), "--split", "sealed", "--seed", "5", "--ledger", str(ledger)])
     assert code == 2 and "outside the sealed range 1000000000..1000999999; they overlap the test range" in (
         capsys.readouterr().err
