@@ -213,7 +213,7 @@ def render_markdown(results: RLResults, picture: str | None = None) -> str:
         "## Per training run",
         "",
         markdown_table(
-            ("training seed", f"mean {results.metric}", f"ratio to {reference}", "CPU-minutes"),
+            ("training seed", f"agent {results.metric}", f"ratio to {reference}", "CPU-minutes"),
             [
                 (
                     run.train_seed,
@@ -254,11 +254,9 @@ def render_markdown(results: RLResults, picture: str | None = None) -> str:
     if picture:
         lines += [f"![Validation ratio against training steps]({picture})", ""]
     lines += [_curve_table(results), "", f"- budget: {budget_verdict(results.runs)}."]
-    lines += [
-        "",
-        f"Produced by `{results.command}` at commit `{results.commit}` on {results.machine}, {results.date}.",
-        "",
-    ]
+    changes = " with uncommitted changes" if results.dirty else ""
+    lines += ["", f"Produced by `{results.command}` at commit `{results.commit}`{changes} on {results.machine}."]
+    lines += [f"Date: {results.date}.", ""]
     return "\n".join(lines)
 
 

@@ -86,7 +86,9 @@ def test_the_page_is_generated_from_the_json_with_the_hand_worked_numbers(tmp_pa
     assert '| `{"speedup": 0.3}` | 2.0000 [2.0000, 2.0000] | hesrpt: 2.0000 [2.0000, 2.0000] |' in page
     assert "| 500 | 1.5000 | 1.7000 |" in page and "![Validation ratio against training steps](rl_toy.png)" in page
     assert "4 sealed test seeds 1000000000..1000000003" in page and "3.0 CPU-minutes for 2 runs" in page
-    assert "at commit `0123456789abcdef0123456789abcdef01234567`" in page
+    assert "at commit `0123456789abcdef0123456789abcdef01234567` on" in page
+    dirty = from_dict({**hand_made(), "split": "test", "test_seeds": [0, 1, 2, 3], "dirty": True})
+    assert "at commit `0123456789abcdef0123456789abcdef01234567` with uncommitted changes" in render_markdown(dirty)
 
 
 def test_the_learning_curve_picture_is_a_png(tmp_path: Path) -> None:
