@@ -70,18 +70,15 @@ def ratio_interval(
 
     Seeds are resampled together (a[i] with b[i]: the pairing of common random numbers), ``resamples``
     times with a fixed generator, and the 2.5% and 97.5% percentiles of the resampled ratios are
-    returned. With one pair there is no spread to resample: the interval is (nan, nan).
+    returned: ``ratio_of_means`` with a single run. With one pair there is no spread to resample:
+    the interval is (nan, nan).
     """
     first, second = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if first.shape != second.shape or first.ndim != 1:
         raise ValueError(f"paired samples need equal 1-d shapes, got {first.shape} and {second.shape}")
     if first.size < 2:
         return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    index = rng.integers(0, first.size, size=(resamples, first.size))
-    ratios = first[index].mean(axis=1) / second[index].mean(axis=1)
-    low, high = np.percentile(ratios, [2.5, 97.5])
-    return float(low), float(high)
+    return ratio_of_means(first[None, :], second, resamples=resamples, seed=seed).ci95
 
 
 @dataclass(frozen=True)
