@@ -219,3 +219,14 @@ def test_training_reports_evaluations_on_validation_seeds_only(tmp_path: Path) -
     assert row["validation_seeds"] == [1_000_000, 1_000_019]
     reference = evaluate("schedenv/Malleable-v0", "hesrpt", range(1_000_000, 1_000_020), **TINY_MALLEABLE)
     assert row["reference_mean"] == pytest.approx(reference.summary["mean_slowdown"].mean, rel=1e-12)
+
+
+def test_the_seed_plan_page_quotes_the_refusal_and_the_ranges_as_they_are() -> None:
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "rl" / "seed-plan.md").read_text().split())
+    with pytest.raises(ValueError) as refused:
+        held_out_seeds(999_995, 10)
+    assert str(refused.value) in page
+    for name in ("test", "validation", "sealed"):
+        seeds = SPLITS[name]
+        assert f"`{name}`" in page and f"`{seeds.start:_} .. {seeds.stop - 1:_}`" in page
+    assert range(2**31, 2**31 + 2**30) == SPLITS["train"] and "| `train` | `2**31 .. 2**31 + 2**30 - 1` |" in page
