@@ -6,8 +6,10 @@ the vector envs are bit-identical to ``SyncVectorEnv``, a test says so). Baselin
 ``schedenv.fastpath.evaluate_fast`` (the compiled path where one exists, else ``evaluate``) on the
 same seeds. The comparison is paired seed by seed (common random numbers, DESIGN §2):
 
-- ``ratio``: mean of the agent's metric over the test seeds divided by the paper policy's mean;
-- ``ratio_ci95``: its 95% paired bootstrap interval (seeds resampled together, 10 000 resamples);
+- ``ratio``: mean of the agent's metric over the training runs and test seeds divided by the paper
+  policy's mean (the ratio of means);
+- ``ratio_ci95``: its 95% two-level paired bootstrap interval (``schedenv.stats.ratio_of_means``:
+  runs resampled, then seeds resampled together for agent and baseline, 10 000 resamples);
 - ``best_baseline``: the baseline of the env with the lowest mean on the same seeds (baselines that
   cannot act in the configuration, e.g. size-aware dispatchers without ``size_known``, are skipped
   and listed), and ``best_baseline_ratio`` the agent's mean over its mean.
@@ -26,7 +28,7 @@ from gymnasium.vector import AutoresetMode
 import baselines
 from schedenv.evaluation import EvaluationResult
 from schedenv.fastpath import evaluate_fast
-from schedenv.stats import ratio_interval
+from schedenv.stats import RatioOfMeans, ratio_of_means
 
 BATCH = 128
 """Test seeds played at once (one batched env of this many copies)."""
@@ -117,14 +119,19 @@ class Assessment:
     env_kwargs: dict[str, Any]
     metric: str
     seeds: list[int]
-    agent: np.ndarray
-    """The agent's metric per test seed."""
+    run_costs: np.ndarray
+    """The agent's metric per training run (rows) and test seed (columns, in ``seeds`` order)."""
     reference: str
     """The family's paper policy (``baselines.reference``)."""
     baselines: dict[str, EvaluationResult]
     """Every baseline that could act here (the paper policy included), by name."""
     skipped: dict[str, str] = field(default_factory=dict)
     """Baselines that cannot act in this configuration, with the reason."""
+
+    @property
+    def agent(self) -> np.ndarray:
+        """The agent's metric per test seed, averaged over the training runs."""
+        return np.asarray(self.run_costs.mean(axis=0))
 
     def values(self, name: str) -> np.ndarray:
         """Per-seed metric of a baseline (in ``seeds`` order)."""
@@ -137,12 +144,16 @@ class Assessment:
         return min(names, key=lambda name: float(self.values(name).mean()))
 
     def ratio(self, name: str) -> float:
-        """Mean of the agent over mean of baseline ``name``."""
-        return float(self.agent.mean() / self.values(name).mean())
+        """Mean of the agent (over runs and seeds) over mean of baseline ``name``."""
+        return float(self.run_costs.mean() / self.values(name).mean())
+
+    def headline(self, name: str) -> RatioOfMeans:
+        """``ratio(name)`` with its two-level paired bootstrap 95% interval (runs, then seeds)."""
+        return ratio_of_means(self.run_costs, self.values(name))
 
     def ratio_ci95(self, name: str) -> tuple[float, float]:
-        """Paired 95% bootstrap interval of ``ratio(name)``."""
-        return ratio_interval(self.agent, self.values(name))
+        """The 95% interval of ``ratio(name)`` (``headline``)."""
+        return self.headline(name).ci95
 
     def summary(self) -> dict[str, Any]:
         """The JSON fields of ``schedenv evaluate --agent`` that describe the comparison."""
@@ -155,6 +166,7 @@ class Assessment:
             "ratio": self.ratio(self.reference),
             "ratio_ci95": list(self.ratio_ci95(self.reference)),
             "per_seed": [float(v) for v in self.agent],
+            "run_ratios": [float(run.mean() / self.values(self.reference).mean()) for run in self.run_costs],
             "test_seeds": list(self.seeds),
             "best_baseline": best,
             "best_baseline_mean": float(self.values(best).mean()),
@@ -176,10 +188,16 @@ def assess(
 ) -> Assessment:
     """Play ``policy`` (see ``play_batched``) and the baselines on ``seeds``; ``contenders`` limits the baselines.
 
-    The paper policy is always included; with ``contenders=None`` every baseline of the env is tried.
+    ``policy`` is one policy or a sequence of them, one per training run of the same config. The
+    paper policy is always included; with ``contenders=None`` every baseline of the env is tried.
     """
     seeds = [int(seed) for seed in seeds]
-    agent = np.array([row[metric] for row in play_batched(policy, env_id, seeds, env_kwargs)])
+    policies = [policy] if callable(policy) else list(policy)
+    if not policies:
+        raise ValueError("policy is an empty sequence; an assessment needs at least one training run")
+    runs = np.array(
+        [[row[metric] for row in play_batched(one, env_id, seeds, env_kwargs)] for one in policies], dtype=float
+    )
     reference = baselines.reference(env_id)
     pool = baselines.available(env_id) if contenders is None else contenders
     names = [reference, *(name for name in pool if name != reference)]
@@ -192,4 +210,4 @@ def assess(
             if name == reference:
                 raise
             skipped[name] = str(error)
-    return Assessment(env_id, dict(env_kwargs), metric, seeds, agent, reference, results, skipped)
+    return Assessment(env_id, dict(env_kwargs), metric, seeds, runs, reference, results, skipped)

@@ -4,7 +4,8 @@
         --timesteps 200000 --seed 0 --out runs/malleable
     schedenv train --config agents/configs/malleable_ppo.yaml --out runs/m --hyperparams learning_rate=1e-4 n_epochs=5
     schedenv train --out runs/malleable --timesteps 400000 --resume
-    schedenv evaluate --agent runs/malleable --json      # 100 held-out test seeds by default
+    schedenv evaluate --agent runs/malleable --json      # 100 development-test seeds by default
+    schedenv evaluate --agent runs/m-seed0 runs/m-seed1 runs/m-seed2 --split sealed --ledger my-ledger.jsonl
 
 Flags follow the RL Zoo's: ``--config FILE`` alone is enough (the YAML names the env),
 ``--hyperparams key=value ...`` overrides config fields or algorithm hyperparameters (values are
@@ -166,31 +167,62 @@ def _sweep_command(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def evaluate_agent(args: argparse.Namespace) -> int:
-    """Handler of ``schedenv evaluate --agent DIR``: the agent, the paper policy and the best baseline.
+    """Handler of ``schedenv evaluate --agent DIR [DIR ...]``: the agent, the paper policy and the best baseline.
 
-    The agent plays held-out test seeds (``agents.protocol``: never a seed its training envs were
-    reset with, nor a validation seed), 100 by default, in the native batched env; the baselines
-    play the same seeds. ``--json`` prints, besides the comparison rows: ``ratio`` and
-    ``ratio_ci95`` (paired bootstrap, [low, high]), ``per_seed``, ``test_seeds``, ``train_seeds``,
-    ``best_baseline`` and ``best_baseline_ratio``.
+    The agent plays held-out seeds (docs/rl/seed-plan.md), 100 by default: development-test seeds
+    (``--split test``, the default) or sealed ones (``--split sealed``, only with ``--ledger PATH``,
+    to which each such evaluation appends one line). Several run folders of one config are one
+    agent with several training runs: the headline is their ratio of means to the paper policy with
+    the two-level bootstrap interval (``schedenv.stats.ratio_of_means``). ``--env-kwargs`` merges
+    over the runs' training env kwargs. ``--json`` prints, besides the comparison rows: ``ratio`` and
+    ``ratio_ci95``, ``run_ratios``, ``per_seed``, ``test_seeds``, ``train_seeds``, ``split``,
+    ``env_kwargs`` (as played), ``best_baseline`` and ``best_baseline_ratio``.
     """
     import agents
     from agents.assess import assess
-    from agents.protocol import check_disjoint, held_out_seeds, train_seeds
-    from agents.runs import read_provenance
-
-    saved = read_config(Path(args.agent))
-    env_id = check_env_id(args.env or saved["env_id"])
-    raw_kwargs = {**(saved.get("env_kwargs") or {}), **json_object(args.env_kwargs, "--env-kwargs")}
-    env_kwargs = {key: from_spec(value) for key, value in raw_kwargs.items()}
-    agent = agents.load(args.agent)
-    _check_spaces(agent.model, env_id, env_kwargs)
-    episodes = 100 if args.episodes is None else args.episodes
-    seeds = held_out_seeds(args.seed, episodes)
-    trained_on = read_provenance(Path(args.agent)).get("train_seeds") or train_seeds(
-        int(saved.get("seed", 0)), int(saved.get("n_envs", 1))
+    from agents.protocol import (
+        append_ledger,
+        check_disjoint,
+        held_out_seeds,
+        ledger_entry,
+        split_range,
+        train_seeds,
     )
-    check_disjoint(seeds, trained_on, "training env seeds of this run")
+    from agents.runs import read_provenance
+    from schedenv.reporting import git_commit
+
+    folders = [Path(folder) for folder in args.agent]
+    configs = [read_config(folder) for folder in folders]
+    training = (configs[0]["env_id"], configs[0].get("env_kwargs") or {})
+    for folder, saved in zip(folders[1:], configs[1:], strict=True):
+        if (saved["env_id"], saved.get("env_kwargs") or {}) != training:
+            raise ValueError(
+                f"--agent {folder} was trained on {saved['env_id']} {json.dumps(saved.get('env_kwargs') or {})}, "
+                f"--agent {folders[0]} on {training[0]} {json.dumps(training[1])}; several runs must share one config"
+            )
+    if args.split == "sealed" and not args.ledger:
+        raise ValueError(
+            "--split sealed needs --ledger PATH: every evaluation on the sealed seeds is recorded "
+            "(see docs/rl/seed-plan.md)"
+        )
+    if args.ledger and args.split != "sealed":
+        raise ValueError(f"--ledger records evaluations on sealed seeds; --split={args.split!r} does not need it")
+    env_id = check_env_id(args.env or training[0])
+    raw_kwargs = {**training[1], **json_object(args.env_kwargs, "--env-kwargs")}
+    env_kwargs = {key: from_spec(value) for key, value in raw_kwargs.items()}
+    loaded = [agents.load(folder) for folder in folders]
+    for agent in loaded:
+        _check_spaces(agent.model, env_id, env_kwargs)
+    episodes = 100 if args.episodes is None else args.episodes
+    start = split_range(args.split).start if args.seed is None else args.seed
+    seeds = held_out_seeds(start, episodes, args.split)
+    trained_on: list[int] = []
+    for folder, saved in zip(folders, configs, strict=True):
+        used = read_provenance(folder).get("train_seeds") or train_seeds(
+            int(saved.get("seed", 0)), int(saved.get("n_envs", 1))
+        )
+        check_disjoint(seeds, used, f"training env seeds of the run in {folder}")
+        trained_on.extend(used)
     metric = args.metric or objective_metric(env_id, env_kwargs)
     if args.metric:
         import baselines
@@ -199,25 +231,30 @@ def evaluate_agent(args: argparse.Namespace) -> int:
         probe = evaluate_fast(env_id, baselines.reference(env_id), seeds[:1], **env_kwargs)
         check_metric(metric, list(probe.summary))
     contenders = args.contenders.split(",") if args.contenders else None
-    result = assess(agent.act_batch, env_id, env_kwargs, seeds, metric, contenders=contenders)
-    rows = _rows(agent.name, result)
-    print(f"{env_id}  {json.dumps(raw_kwargs)}  test seeds {seeds.start}..{seeds.stop - 1}  agent {args.agent}")
+    result = assess([agent.act_batch for agent in loaded], env_id, env_kwargs, seeds, metric, contenders=contenders)
+    if args.ledger:
+        append_ledger(Path(args.ledger), ledger_entry(args.command_line, configs[0], git_commit(full=True), seeds))
+    rows = _rows(loaded[0].name, result)
+    names = " ".join(str(folder) for folder in folders)
+    print(f"{env_id}  {json.dumps(raw_kwargs)}  {args.split} seeds {seeds.start}..{seeds.stop - 1}  agent {names}")
     print_comparison(rows, metric, result.reference)
-    low, high = result.ratio_ci95(result.reference)
+    headline = result.headline(result.reference)
     best = result.best_baseline
     print(
-        f"ratio to {result.reference}: {result.ratio(result.reference):.4f} [{low:.4f}, {high:.4f}]; "
-        f"best baseline {best}: ratio {result.ratio(best):.4f}"
+        f"ratio of means to {result.reference} over {len(folders)} run(s): {headline} (95% interval, runs and "
+        f"seeds resampled); best baseline {best}: ratio {result.ratio(best):.4f}"
     )
     if args.json:
         summary = {
             **rows[0],
             **result.summary(),
-            "contender": agent.name,
+            "contender": loaded[0].name,
+            "agents": [str(folder) for folder in folders],
             "episodes": episodes,
-            "seed": args.seed,
+            "seed": start,
+            "split": args.split,
             "env_kwargs": raw_kwargs,
-            "train_seeds": list(trained_on),
+            "train_seeds": trained_on,
             "rows": rows,
         }
         print(json.dumps(strict_json(summary)))
@@ -225,7 +262,7 @@ def evaluate_agent(args: argparse.Namespace) -> int:
 
 
 def _rows(agent_name: str, result: Any) -> list[dict[str, Any]]:
-    """Comparison rows (agent first, then every baseline) in the format of ``schedenv evaluate``."""
+    """Comparison rows (the agent, averaged over its runs, first, then every baseline) as ``schedenv evaluate``'s."""
     from schedenv.stats import mean_interval
 
     reference = result.values(result.reference)

@@ -1,38 +1,106 @@
-"""The evaluation protocol of the RL harness: which seeds train, which validate, which test (DESIGN §6).
+"""The seed plan of the RL harness: which seeds train, validate, test and publish (docs/rl/seed-plan.md).
 
-Every integer seed of an env belongs to exactly one of three ranges, so that a test episode can
-never be one a training env was reset with, by construction:
+Every integer seed of an env belongs to at most one of four disjoint ranges, so that an episode
+used for one purpose can never be one used for another, by construction:
 
-==================  ===============================  =========================================
-range               seeds                            used by
-==================  ===============================  =========================================
-test                ``0 .. 999_999``                 ``schedenv evaluate --agent`` (default 0..99),
-                                                     ``benchmarks/rl_versus_paper.py``, baselines
-validation          ``1_000_000 .. 1_999_999``       in-training evaluation and ``best_model.zip``
-train               ``2**31 ..``                     the training envs' resets
-==================  ===============================  =========================================
+=================  =====================================  ==================================================
+split              seeds                                  used by
+=================  =====================================  ==================================================
+``test``           ``0 .. 999_999``                       development test: ``schedenv evaluate --agent``
+                                                          (default), tuning, anything a person may look at
+``validation``     ``1_000_000 .. 1_999_999``             in-training evaluation and ``best_model.zip``
+``sealed``         ``1_000_000_000 .. 1_000_999_999``     published results only; every look is written to a
+                                                          ledger (``benchmarks/results/ledger.jsonl``)
+``train``          ``2**31 .. 2**31 + 2**30 - 1``         the training envs' resets
+=================  =====================================  ==================================================
+
+The sealed range sits in the gap between the validation range and the training range, far from
+both: a count of episodes from any other range's start never reaches it, and the earlier ranges
+keep their bounds (results and runs made before it existed stay valid).
 
 A training run with seed ``s`` and ``n`` env copies resets copy ``i`` once with
 ``train_seed(s, i) = 2**31 + s * 2**20 + i``; every later episode of that copy comes from the same
 generator stream (Gymnasium's autoreset keeps the copy's generator), so its workloads are those
 of that stream, not of any test seed. Model selection (``best_model.zip``) uses validation
-seeds only, so the test seeds are touched once, by the final evaluation.
+seeds only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import datetime
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
 
 TEST_SEEDS = range(0, 1_000_000)
-"""Seeds reserved for held-out evaluation."""
+"""Development-test seeds: held out from training and model selection, free to look at while tuning."""
+DEVELOPMENT_TEST_SEEDS = TEST_SEEDS
+"""The same range as ``TEST_SEEDS``, by the name of its role."""
 VALIDATION_SEEDS = range(1_000_000, 2_000_000)
 """Seeds of the in-training evaluations (model selection)."""
+SEALED_TEST_SEEDS = range(1_000_000_000, 1_001_000_000)
+"""Seeds of published results only; every evaluation on them is recorded in a ledger."""
 TRAIN_SEED_START = 2**31
 """First seed of the training range."""
 MAX_ENV_COPIES = 2**20
 """Env copies a run may have (the stride between two runs' training seeds)."""
 MAX_RUN_SEED = 2**10
 """Run seeds accepted (0 .. MAX_RUN_SEED - 1), so that training seeds stay below 2**32."""
+TRAIN_SEEDS = range(TRAIN_SEED_START, TRAIN_SEED_START + MAX_RUN_SEED * MAX_ENV_COPIES)
+"""Every seed a training env copy may be reset with."""
+
+SPLITS: dict[str, range] = {
+    "test": TEST_SEEDS,
+    "validation": VALIDATION_SEEDS,
+    "sealed": SEALED_TEST_SEEDS,
+    "train": TRAIN_SEEDS,
+}
+"""The four disjoint seed ranges by split name."""
+
+LEDGER = Path("benchmarks/results/ledger.jsonl")
+"""The committed ledger of looks at the sealed seeds (relative to the repository root)."""
+
+
+def _span(seeds: range) -> str:
+    return f"{seeds.start}..{seeds.stop - 1}"
+
+
+def split_range(split: str) -> range:
+    """The seed range of ``split`` (one of ``SPLITS``)."""
+    if split not in SPLITS:
+        raise ValueError(f"split={split!r} is not allowed; choose one of {list(SPLITS)}")
+    return SPLITS[split]
+
+
+def check_split(seeds: range, split: str, what: str) -> range:
+    """``seeds`` if they lie inside the ``split`` range, else a ``ValueError`` naming both ranges.
+
+    ``what`` names where the seeds came from (e.g. ``"--seed=5 with --episodes=10"``). A range that
+    overlaps another split names that split's range too.
+    """
+    allowed = split_range(split)
+    if len(seeds) < 1:
+        raise ValueError(f"{what} gives no seeds; at least one is needed")
+    if allowed.start <= seeds.start and seeds.stop <= allowed.stop:
+        return seeds
+    overlaps = [
+        f"the {name} range {_span(other)}"
+        for name, other in SPLITS.items()
+        if name != split and seeds.start < other.stop and other.start < seeds.stop
+    ]
+    clash = f"; they overlap {' and '.join(overlaps)}" if overlaps else ""
+    raise ValueError(
+        f"{what} gives seeds {_span(seeds)}, outside the {split} range {_span(allowed)}{clash} "
+        "(see docs/rl/seed-plan.md)"
+    )
+
+
+def split_seeds(split: str, episodes: int, start: int | None = None) -> range:
+    """``episodes`` consecutive seeds of ``split`` from ``start`` (default: the split's first seed)."""
+    first = split_range(split).start if start is None else start
+    return check_split(range(first, first + episodes), split, f"split={split!r} from {first} with {episodes} seeds")
 
 
 def train_seed(run_seed: int, copy: int) -> int:
@@ -51,25 +119,16 @@ def train_seeds(run_seed: int, n_envs: int) -> list[int]:
 
 def validation_seeds(start: int, episodes: int) -> range:
     """``episodes`` validation seeds from ``start``; refused if they leave the validation range."""
-    seeds = range(start, start + episodes)
-    if seeds.start < VALIDATION_SEEDS.start or seeds.stop > VALIDATION_SEEDS.stop:
-        raise ValueError(
-            f"eval_seed={start!r} with eval_episodes={episodes!r} gives seeds {seeds.start}..{seeds.stop - 1}, "
-            f"outside the validation range {VALIDATION_SEEDS.start}..{VALIDATION_SEEDS.stop - 1} "
-            "(test and training seeds must never be used for model selection)"
-        )
-    return seeds
+    return check_split(
+        range(start, start + episodes), "validation", f"eval_seed={start!r} with eval_episodes={episodes!r}"
+    )
 
 
-def held_out_seeds(start: int, episodes: int) -> range:
-    """``episodes`` test seeds from ``start``; refused if they leave the test range."""
-    seeds = range(start, start + episodes)
-    if episodes < 1 or seeds.start < TEST_SEEDS.start or seeds.stop > TEST_SEEDS.stop:
-        raise ValueError(
-            f"--seed={start!r} with --episodes={episodes!r} gives test seeds outside "
-            f"{TEST_SEEDS.start}..{TEST_SEEDS.stop - 1} (the held-out range; see agents.protocol)"
-        )
-    return seeds
+def held_out_seeds(start: int, episodes: int, split: str = "test") -> range:
+    """``episodes`` seeds of a held-out split (``test`` or ``sealed``) from ``start``; refused outside it."""
+    if split not in ("test", "sealed"):
+        raise ValueError(f"--split={split!r} is not allowed; held-out seeds are 'test' or 'sealed'")
+    return check_split(range(start, start + episodes), split, f"--seed={start!r} with --episodes={episodes!r}")
 
 
 def check_disjoint(test: Iterable[int], used: Iterable[int], what: str) -> None:
@@ -78,5 +137,35 @@ def check_disjoint(test: Iterable[int], used: Iterable[int], what: str) -> None:
     if common:
         raise ValueError(
             f"test seeds {common[:5]}{'...' if len(common) > 5 else ''} were also {what}; "
-            "a held-out evaluation needs seeds the agent never saw (see agents.protocol)"
+            "a held-out evaluation needs seeds the agent never saw (see docs/rl/seed-plan.md)"
         )
+
+
+RUN_SPECIFIC = ("seed", "progress_bar", "tensorboard", "device")
+"""Config fields that differ between runs of one published config, left out of its hash."""
+
+
+def config_hash(config: Mapping[str, Any]) -> str:
+    """SHA-256 of a resolved training config (canonical JSON), without the fields of ``RUN_SPECIFIC``."""
+    kept = {key: value for key, value in config.items() if key not in RUN_SPECIFIC}
+    return hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def ledger_entry(results: str, config: Mapping[str, Any], commit: str, seeds: range) -> dict[str, Any]:
+    """One ledger line: the results it produced, the config's hash, the commit, the UTC date, and the seeds
+    played as ``[first, last]``."""
+    return {
+        "results": results,
+        "config_sha256": config_hash(config),
+        "commit": commit,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "seeds": [seeds.start, seeds.stop - 1],
+    }
+
+
+def append_ledger(path: Path, entry: Mapping[str, Any]) -> None:
+    """Append ``entry`` as one JSON line to the ledger at ``path`` (created with its folder if missing)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as file:
+        file.write(json.dumps(entry, sort_keys=True) + "\n")

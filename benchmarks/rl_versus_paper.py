@@ -1,270 +1,250 @@
-"""RL agents against each family's paper policy and best baseline, on held-out seeds (DESIGN §6).
+"""RL agents against each family's paper policy and best baseline, on held-out seeds (docs/rl/index.md).
 
-    python benchmarks/rl_versus_paper.py malleable-offline   # PPO vs heSRPT, the offline optimum
-    python benchmarks/rl_versus_paper.py malleable-online    # PPO vs Adaptive-heSRPT (rho = 0.8)
-    python benchmarks/rl_versus_paper.py multiserver         # MaskablePPO vs ServerFilling-SRPT (k = 8, rho = 0.8)
-    python benchmarks/rl_versus_paper.py dispatch            # MaskablePPO vs TAGS and the best dispatcher
-    python benchmarks/rl_versus_paper.py moldable            # MaskablePPO vs HRF-EASY
-    python benchmarks/rl_versus_paper.py dispatch --quick    # a smoke run: 1 seed, 20k steps, 10 test seeds
+    python benchmarks/rl_versus_paper.py malleable-offline --publish  # PPO vs heSRPT, the offline optimum
+    python benchmarks/rl_versus_paper.py malleable-online --publish   # PPO vs Adaptive-heSRPT (rho = 0.8)
+    python benchmarks/rl_versus_paper.py multiserver --publish        # MaskablePPO vs ServerFilling-SRPT
+    python benchmarks/rl_versus_paper.py dispatch --publish           # MaskablePPO vs TAGS and the best dispatcher
+    python benchmarks/rl_versus_paper.py moldable --publish           # MaskablePPO vs HRF-EASY
+    python benchmarks/rl_versus_paper.py dispatch                     # development: test seeds, into runs/
+    python benchmarks/rl_versus_paper.py dispatch --quick             # a smoke run: 2 runs, 20k steps, 10 seeds
 
-The protocol (``agents.protocol``): every preset trains 3 independent runs (training seeds 0, 1, 2,
-two at a time on the 2-core machine) with its shipped config in ``agents/configs`` on the native
-batched env; model selection uses validation seeds only; each final model then plays 100 held-out
-test seeds (0..99), never seen in training, beside every baseline of the env on the same seeds.
-``benchmarks/results/rl_<preset>.md`` reports, per training seed, the ratio of means to the paper
-policy and to the best baseline with paired bootstrap 95% intervals, and across the 3 runs the
-IQM of the per-episode ratios agent / paper policy with a 95% stratified bootstrap interval
-(``schedenv.stats.iqm_interval``, Agarwal et al. 2021). Each goal of the issue is checked by code on those numbers.
+Every preset trains 3 independent runs (training seeds 0, 1, 2, two at a time on the 2-core machine)
+with its shipped config in ``agents/configs``, for the config's own ``timesteps`` (the config is the
+one source of the budget: ``schedenv train --config X --seed S`` trains the same run). Model
+selection uses validation seeds only. Each run's selected model then plays the test seeds beside
+every baseline of the env, at the training setting and at the preset's two other settings.
+
+Without ``--publish`` the test seeds are development-test seeds (docs/rl/seed-plan.md) and the files
+go to ``runs/rl_<preset>/report`` (never a committed file). With ``--publish`` they are sealed seeds:
+the tree must be clean (the results name its commit), the files go to ``benchmarks/results``
+(``rl_<preset>.json``, and the ``.md`` and ``.png`` generated from it by ``agents.results``), and one
+line is appended to ``benchmarks/results/ledger.jsonl``, so the ledger counts every look at the
+sealed seeds. The headline is the runs' ratio of means to the paper policy with its two-level
+bootstrap interval (``schedenv.stats.ratio_of_means``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
+import datetime
+import os
+import platform
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 import agents
 from agents.assess import Assessment, assess
+from agents.protocol import LEDGER, append_ledger, config_hash, ledger_entry, split_seeds
+from agents.results import RLResults, Run, Setting, load_results, plot_learning_curves, render_markdown
 from agents.runs import read_evaluations, read_provenance
 from agents.sweep import run_folder, sweep
-from agents.train import CONFIG_DIR, resolve_config
+from agents.train import CONFIG_DIR, TrainConfig, env_kwargs_objects, resolve_config
 from schedenv.comparison import objective_metric
-from schedenv.reporting import markdown_table, provenance
-from schedenv.stats import iqm_interval
-from schedenv.workloads import from_spec
+from schedenv.fastpath import evaluate_fast
+from schedenv.leaderboard.record import git_state
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
 class Preset:
-    """One comparison: the shipped config, its training budget and the goal of the issue."""
+    """One comparison: the shipped config, the goal of the issue and two other settings to score the runs at."""
 
     config: str
-    timesteps: int
     goal: str
-    """"paper <= x" (ratio to the paper policy) or "best <= x" (ratio to the best baseline)."""
+    """"paper" (ratio to the paper policy) or "best" (ratio to the best baseline)."""
     threshold: float
+    elsewhere: tuple[dict[str, Any], ...]
+    """Env kwargs merged over the training ones: the settings the trained runs are also scored at."""
+
+    @property
+    def path(self) -> Path:
+        """The shipped config file."""
+        return CONFIG_DIR / self.config
+
+    @property
+    def timesteps(self) -> int:
+        """The training budget, read from the config (its ``timesteps``)."""
+        return resolve_config(self.path, {}).timesteps
 
 
 PRESETS = {
-    "malleable-offline": Preset("malleable_ppo.yaml", 3_000_000, "paper", 1.01),
-    "malleable-online": Preset("malleable_online_ppo.yaml", 8_000_000, "paper", 1.00),
-    "multiserver": Preset("multiserverjob_maskable_ppo.yaml", 6_000_000, "paper", 1.05),
-    "dispatch": Preset("dispatch_maskable_ppo.yaml", 1_500_000, "best", 1.00),
-    "moldable": Preset("moldable_maskable_ppo.yaml", 4_200_000, "paper", 1.00),
+    "malleable-offline": Preset("malleable_ppo.yaml", "paper", 1.01, ({"speedup": 0.3}, {"speedup": 0.7})),
+    "malleable-online": Preset("malleable_online_ppo.yaml", "paper", 1.00, ({"load": 0.5}, {"load": 0.9})),
+    "multiserver": Preset("multiserverjob_maskable_ppo.yaml", "paper", 1.05, ({"load": 0.6}, {"load": 0.9})),
+    "dispatch": Preset("dispatch_maskable_ppo.yaml", "best", 1.00, ({"load": 0.3}, {"load": 0.7})),
+    "moldable": Preset(
+        "moldable_maskable_ppo.yaml", "paper", 1.00, ({"arrival_interval": "light"}, {"arrival_interval": "heavy"})
+    ),
 }
 TRAIN_SEEDS = (0, 1, 2)
+QUICK_SEEDS = (0, 1)
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("preset", choices=sorted(PRESETS))
+    parser.add_argument("--quick", action="store_true", help="2 training runs, 20k steps, 10 test seeds (smoke run)")
+    parser.add_argument("--publish", action="store_true", help="sealed seeds, clean tree, benchmarks/results, ledger")
+    parser.add_argument("--timesteps", type=int, default=None, help="training steps per run (default: the config's)")
+    parser.add_argument("--test-episodes", type=int, default=None, help="test seeds (default 100; --quick: 10)")
+    parser.add_argument("--workers", type=int, default=2, help="training runs at once")
+    parser.add_argument("--out", default=None, help="folder of the results (default: runs/rl_<preset>/report)")
+    parser.add_argument("--runs", default="runs", help="parent folder of the training runs")
+    parser.add_argument("--ledger", default=None, help=f"--publish: the ledger to append to (default {LEDGER})")
+    args = parser.parse_args(argv)
+    if args.publish and (args.quick or args.timesteps is not None):
+        parser.error("--publish trains the config's own budget with 3 runs: drop --quick and --timesteps")
+    if args.ledger and not args.publish:
+        parser.error("--ledger records looks at the sealed seeds: give --publish too")
+    committed = ROOT / "benchmarks/results"
+    if args.out and not args.publish and committed in [Path(args.out).resolve(), *Path(args.out).resolve().parents]:
+        parser.error(f"--out {args.out!r} is inside {committed}, where only --publish writes (committed results)")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("preset", choices=sorted(PRESETS))
-    parser.add_argument("--quick", action="store_true", help="1 training seed, 20k steps, 10 test seeds (smoke run)")
-    parser.add_argument("--timesteps", type=int, default=None, help="training steps per seed (default: the preset's)")
-    parser.add_argument("--test-episodes", type=int, default=100, help="held-out test seeds 0 .. n-1")
-    parser.add_argument("--workers", type=int, default=2, help="training runs at once")
-    parser.add_argument("--out", default="benchmarks/results", help="folder of the .md")
-    parser.add_argument("--runs", default="runs", help="parent folder of the training runs")
-    args = parser.parse_args(argv)
+    args = parse(argv)
     preset = PRESETS[args.preset]
-    seeds = TRAIN_SEEDS[:1] if args.quick else TRAIN_SEEDS
+    commit, dirty = _commit()
+    if args.publish and dirty:
+        raise SystemExit(f"--publish needs a clean tree: commit {commit} has uncommitted changes (git status)")
+    seeds = QUICK_SEEDS if args.quick else TRAIN_SEEDS
     timesteps = args.timesteps or (20_000 if args.quick else preset.timesteps)
-    episodes = 10 if args.quick else args.test_episodes
-    config_path = str(CONFIG_DIR / preset.config)
+    episodes = args.test_episodes or (10 if args.quick else 100)
+    split = "sealed" if args.publish else "test"
+    test_seeds = split_seeds(split, episodes)
+    out = Path(
+        args.out or (ROOT / "benchmarks/results" if args.publish else Path(args.runs) / f"rl_{args.preset}/report")
+    )
     runs_dir = Path(args.runs) / f"rl_{args.preset}"
 
-    started = time.perf_counter()
+    config_path = str(preset.path)
     overrides = {"timesteps": timesteps, "progress_bar": False}
     sweep([config_path], seeds, overrides, runs_dir, workers=args.workers, resume=True)
-    summaries = [read_provenance(run_folder(runs_dir, config_path, seed)) for seed in seeds]
-    curves = {seed: read_evaluations(run_folder(runs_dir, config_path, seed)) for seed in seeds}
-    wall = time.perf_counter() - started
+    folders = [run_folder(runs_dir, config_path, seed) for seed in seeds]
     config = resolve_config(config_path, overrides)
-    env_kwargs = {key: from_spec(value) for key, value in config.env_kwargs.items()}
+    env_kwargs = env_kwargs_objects(config)
     metric = objective_metric(config.env_id, env_kwargs)
-    assessments = {}
-    for seed in seeds:
-        agent = agents.load(run_folder(runs_dir, config_path, seed), best=True)
-        assessments[seed] = assess(agent.act_batch, config.env_id, env_kwargs, range(episodes), metric)
+    policies = [agents.load(folder, best=True).act_batch for folder in folders]
+    trained = assess(policies, config.env_id, env_kwargs, test_seeds, metric)
+    elsewhere = [
+        (change, assess(policies, config.env_id, {**env_kwargs, **change}, test_seeds, metric))
+        for change in preset.elsewhere
+    ]
     command = "python benchmarks/rl_versus_paper.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    text = report(
-        args.preset, preset, config, timesteps, assessments, summaries, wall, command.strip(), learning_curves(curves)
-    )
-    Path(args.out).mkdir(parents=True, exist_ok=True)
-    (Path(args.out) / f"rl_{args.preset}.md").write_text(text)
-    print(text)
+    results = collect(args.preset, preset, config, trained, elsewhere, folders, seeds, (commit, dirty), split)
+    results = dataclasses.replace(results, command=command.strip())
+    write(results, out)
+    if args.publish:
+        ledger = Path(args.ledger) if args.ledger else ROOT / LEDGER
+        entry = ledger_entry(
+            f"benchmarks/results/rl_{args.preset}.json", dataclasses.asdict(config), commit, test_seeds
+        )
+        append_ledger(ledger, entry)
+    print(render_markdown(results))
     return 0
 
 
-PLATEAU = 0.001
-"""A median validation ratio that moved by less than this (relative) over the second half of training is flat."""
-NEAR_BEST = 0.01
-"""A run whose last validation ratio is within this (relative) of its best one has not fallen back."""
+def _commit() -> tuple[str, bool]:
+    """The checkout's full commit and whether the tree has uncommitted changes (a non-git tree counts as dirty)."""
+    state = git_state()
+    if not state["commit"]:
+        return "0" * 40, True
+    return str(state["commit"]), bool(state["dirty"])
 
 
-def learning_curves(curves: dict[int, list[dict[str, Any]]]) -> str:
-    """Markdown: the validation ratio of every run at each evaluation, and whether the budget limits it.
-
-    The verdict compares the median over runs of the validation ratio at the middle evaluation and at
-    the last one: still falling by more than ``PLATEAU`` and within ``NEAR_BEST`` of the runs' best
-    means more training steps of the same config would likely help (the budget limits the result);
-    ending well above the runs' best means training is unstable; otherwise it is flat, and what is
-    left is information, capacity or the algorithm.
-    """
-    rows: dict[int, dict[int, float]] = {}
-    for seed, evaluations in curves.items():
-        for row in evaluations:
-            rows.setdefault(int(row["timesteps"]), {})[seed] = float(row["ratio"])
-    if not rows:
-        return "## Learning curves\n\nNo validation evaluations were recorded."
-    steps = sorted(rows)
-    reference = next(row["reference"] for evaluations in curves.values() for row in evaluations)
-    table = markdown_table(
-        ("training steps", *(f"seed {seed}" for seed in curves)),
-        [(f"{step:,}", *(f"{rows[step][s]:.4f}" if s in rows[step] else "" for s in curves)) for step in steps],
-    )
-    per_run = [[float(r["ratio"]) for r in evaluations] for evaluations in curves.values() if evaluations]
-    middle = float(np.median([ratios[(len(ratios) - 1) // 2] for ratios in per_run]))
-    last = float(np.median([ratios[-1] for ratios in per_run]))
-    best = float(np.median([min(ratios) for ratios in per_run]))
-    change = last / middle - 1
-    if change < -PLATEAU and last <= best * (1 + NEAR_BEST):
-        verdict = (
-            f"still improving: the median validation ratio fell by {-100 * change:.1f}% over the second half of "
-            f"training ({middle:.4f} -> {last:.4f}), so the training budget limits this result"
-        )
-    elif last > best * (1 + NEAR_BEST):
-        verdict = (
-            f"unstable: the runs were at their best earlier (median of each run's best validation ratio {best:.4f}) "
-            f"and ended at {last:.4f}, {100 * (last / best - 1):.1f}% worse; more steps of this config do not "
-            "reliably help (the algorithm's updates, not the budget, limit the result; the selected model is each "
-            "run's best)"
-        )
-    else:
-        verdict = (
-            f"flat: the median validation ratio changed by {100 * change:+.1f}% over the second half of training "
-            f"({middle:.4f} -> {last:.4f}, within {100 * PLATEAU:.1f}%), so more steps of this config would not "
-            "close the gap"
-        )
-    return "\n".join(
-        [
-            f"## Learning curves (ratio to {reference} on the validation seeds, at each evaluation)",
-            "",
-            table,
-            "",
-            f"- budget: {verdict}.",
-        ]
-    )
-
-
-def same_as_baseline(assessments: dict[int, Assessment]) -> list[str]:
-    """One line per run whose selected model scores exactly as a baseline on every test seed (it learned that rule)."""
-    lines = []
-    for seed, result in assessments.items():
-        twins = [n for n in result.baselines if np.allclose(result.agent, result.values(n), rtol=1e-9, atol=0.0)]
-        if twins:
-            lines.append(
-                f"- training seed {seed}: the selected model scores exactly as {' = '.join(twins)} on every one of "
-                f"the {len(result.agent)} test seeds (it acts as that rule)"
-            )
-    return lines
-
-
-def report(
+def collect(
     name: str,
     preset: Preset,
-    config: Any,
-    timesteps: int,
-    assessments: dict[int, Assessment],
-    summaries: list[dict[str, Any]],
-    wall: float,
-    command: str,
-    curves: str,
-) -> str:
-    """The Markdown of ``rl_<name>.md``: per-seed table, across-seed IQM, baselines, and the goal's check."""
-    first = next(iter(assessments.values()))
-    reference, metric = first.reference, first.metric
-    cpu = [s.get("train_cpu_seconds", float("nan")) / 60 for s in summaries]
-    rows = []
-    for (seed, result), minutes in zip(assessments.items(), cpu, strict=True):
-        best = result.best_baseline
-        low, high = result.ratio_ci95(reference)
-        best_low, best_high = result.ratio_ci95(best)
-        rows.append(
-            (
-                seed,
-                f"{result.agent.mean():.6g}",
-                f"{result.ratio(reference):.4f} [{low:.4f}, {high:.4f}]",
-                f"{best}: {result.ratio(best):.4f} [{best_low:.4f}, {best_high:.4f}]",
-                f"{minutes:.1f}",
+    config: TrainConfig,
+    trained: Assessment,
+    elsewhere: list[tuple[dict[str, Any], Assessment]],
+    folders: list[Path],
+    seeds: tuple[int, ...],
+    commit: tuple[str, bool],
+    split: str,
+) -> RLResults:
+    """The ``RLResults`` of the assessed runs (``command`` is filled in by the caller)."""
+    runs = []
+    for seed, folder, costs in zip(seeds, folders, trained.run_costs, strict=True):
+        curve = read_evaluations(folder)
+        runs.append(
+            Run(
+                train_seed=seed,
+                costs=[float(v) for v in costs],
+                train_cpu_seconds=float(read_provenance(folder).get("train_cpu_seconds", 0.0)),
+                steps=[int(row["timesteps"]) for row in curve],
+                validation_ratio=[float(row["ratio"]) for row in curve],
             )
         )
-    per_episode = np.stack([r.agent / r.values(reference) for r in assessments.values()])
-    iqm, iqm_low, iqm_high = iqm_interval(per_episode)
-    best_overall = min(first.baselines, key=lambda n: float(first.values(n).mean()))
-    to_best = np.stack([r.agent / r.values(best_overall) for r in assessments.values()])
-    best_iqm, best_low, best_high = iqm_interval(to_best)
-    mean_ratio = float(np.mean([r.ratio(reference) for r in assessments.values()]))
-    mean_best = float(np.mean([r.ratio(best_overall) for r in assessments.values()]))
-    value = mean_ratio if preset.goal == "paper" else mean_best
-    target = reference if preset.goal == "paper" else f"the best baseline ({best_overall})"
-    holds = value <= preset.threshold
-    missed = 100 * (value / preset.threshold - 1)
-    verdict = (
-        f"**holds**: {value:.4f} <= {preset.threshold}"
-        if holds
-        else f"**does not hold**: {value:.4f} > {preset.threshold} (missed by {missed:.1f}%)"
+    headline = trained.headline(trained.reference)
+    return RLResults(
+        setting=name,
+        env_id=config.env_id,
+        env_kwargs=dict(config.env_kwargs),
+        config=f"agents/configs/{preset.config}",
+        config_sha256=config_hash(dataclasses.asdict(config)),
+        algo=config.algo,
+        timesteps=config.timesteps,
+        n_envs=config.n_envs,
+        metric=trained.metric,
+        commit=commit[0],
+        dirty=commit[1],
+        split=split,
+        reference=trained.reference,
+        train_seeds=list(seeds),
+        test_seeds=list(trained.seeds),
+        runs=runs,
+        baselines=_costs(trained),
+        skipped_baselines=dict(trained.skipped),
+        headline={"ratio_of_means": headline.ratio, "ci95": list(headline.ci95)},
+        generalisation=[
+            Setting(
+                env_kwargs={**config.env_kwargs, **change},
+                overrides=change,
+                costs=[[float(v) for v in row] for row in result.run_costs],
+                baselines=_costs(result),
+            )
+            for change, result in elsewhere
+        ],
+        validation=_validation(config, trained, folders[0]),
+        goal={"against": preset.goal, "threshold": preset.threshold},
+        command="",
+        date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
     )
-    baseline_rows = [
-        (
-            n,
-            f"{first.values(n).mean():.6g}",
-            f"{first.values(n).mean() / first.values(reference).mean():.4f}",
-        )
-        for n in sorted(first.baselines, key=lambda n: float(first.values(n).mean()))
-    ]
-    seeds = first.seeds
-    lines = [
-        f"# rl_{name}: {config.algo} against {reference} and the best baseline",
-        "",
-        f"Env `{config.env_id}` with `{json.dumps(config.env_kwargs)}`; config `agents/configs/{preset.config}`;"
-        f" {timesteps:,} training steps per run on the native batched env ({config.n_envs} copies); training seeds "
-        f"{', '.join(str(s) for s in assessments)}; model: each run's best on its validation seeds "
-        f"(`best_model.zip`); test seeds {seeds[0]}..{seeds[-1]} "
-        f"(held out: training envs are reset with seeds >= 2^31, validation uses 1000000..), metric `{metric}`.",
-        "",
-        "## Per training seed (ratio of means over the test seeds, paired bootstrap 95% interval)",
-        "",
-        markdown_table(
-            ("training seed", f"agent {metric}", f"ratio to {reference}", "ratio to best baseline", "CPU-minutes"),
-            rows,
-        ),
-        "",
-        "## Across training seeds",
-        "",
-        f"- IQM of per-episode ratios agent / {reference} ({len(assessments)} runs x {len(seeds)} test seeds): "
-        f"**{iqm:.4f}** [95% stratified bootstrap: {iqm_low:.4f}, {iqm_high:.4f}]",
-        f"- IQM of per-episode ratios agent / {best_overall} (best baseline on these seeds): "
-        f"**{best_iqm:.4f}** [{best_low:.4f}, {best_high:.4f}]",
-        f"- mean over runs of the ratio of means: {mean_ratio:.4f} to {reference}, {mean_best:.4f} to {best_overall}",
-        f"- goal (issue 11): ratio to {target} <= {preset.threshold}: {verdict}",
-        *same_as_baseline(assessments),
-        f"- training: {sum(cpu):.1f} CPU-minutes for {len(assessments)} runs (runs two at a time on 2 cores; this "
-        f"command took {wall / 60:.1f} wall-minutes to train, 0 when the runs existed already)",
-        "",
-        "## Baselines on the same test seeds",
-        "",
-        markdown_table(("baseline", f"mean {metric}", f"ratio to {reference}"), baseline_rows),
-    ]
-    if first.skipped:
-        lines += ["", "Baselines that cannot act in this configuration: " + "; ".join(first.skipped) + "."]
-    lines += ["", curves, "", provenance(command), ""]
-    return "\n".join(lines)
+
+
+def _costs(result: Assessment) -> dict[str, list[float]]:
+    return {name: [float(v) for v in result.values(name)] for name in result.baselines}
+
+
+def _validation(config: TrainConfig, trained: Assessment, folder: Path) -> dict[str, Any]:
+    """The validation seeds of the learning curves and the best test baseline's ratio to the paper policy there."""
+    curve = read_evaluations(folder)
+    if not curve:
+        return {}
+    first, last = curve[0]["validation_seeds"]
+    best = trained.best_baseline
+    ratios = {trained.reference: 1.0}
+    if best != trained.reference:
+        played = evaluate_fast(config.env_id, best, range(first, last + 1), **env_kwargs_objects(config))
+        ratios[best] = float(played.values(trained.metric).mean() / curve[0]["reference_mean"])
+    return {"seeds": [first, last], "baselines": ratios}
+
+
+def write(results: RLResults, out: Path) -> None:
+    """``rl_<setting>.json``, then the ``.png`` and the ``.md`` generated from it, into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"rl_{results.setting}"
+    (out / f"{stem}.json").write_text(results.to_json())
+    saved = load_results(out / f"{stem}.json")  # the page and the picture show what the file holds
+    plot_learning_curves(saved, out / f"{stem}.png")
+    (out / f"{stem}.md").write_text(render_markdown(saved, picture=f"{stem}.png"))
 
 
 if __name__ == "__main__":

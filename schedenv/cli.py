@@ -52,7 +52,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     reference = baselines.reference(env_id)
     names = args.contenders.split(",") if args.contenders else baselines.available(env_id)
     names = [reference] + [n for n in names if n != reference]
-    seeds = check_seeds("--seed", args.seed, 10 if args.episodes is None else args.episodes)
+    seeds = check_seeds("--seed", 0 if args.seed is None else args.seed, 10 if args.episodes is None else args.episodes)
     metric = args.metric or objective_metric(env_id, env_kwargs)
     results = {reference: evaluate_fast(env_id, reference, seeds, **env_kwargs)}
     check_metric(metric, list(results[reference].summary))
@@ -86,14 +86,28 @@ def build_parser() -> argparse.ArgumentParser:
     ev = commands.add_parser("evaluate", help="evaluate contenders on fixed seeds against the paper policy")
     ev.add_argument("--env", default=None, help="env id, e.g. schedenv/Malleable-v0 (with --agent: its training env)")
     ev.add_argument(
-        "--agent", default=None, help="a `schedenv train` run folder: evaluate that agent vs the paper policy"
+        "--agent",
+        nargs="+",
+        action="extend",
+        default=None,
+        help="`schedenv train` run folder(s) of one config: evaluate the agent vs the paper policy "
+        "(several runs: their ratio of means with a run-level interval)",
     )
     ev.add_argument("--env-kwargs", default=None, help='JSON, e.g. \'{"n_jobs": 8, "speedup": 0.5}\'')
     ev.add_argument("--contenders", default=None, help="comma-separated baseline names (default: all for the env)")
     ev.add_argument(
         "--episodes", type=int, default=None, help="number of seeds (episodes) per contender (default 10; --agent: 100)"
     )
-    ev.add_argument("--seed", type=int, default=0, help="first seed; seeds are seed .. seed + episodes - 1")
+    ev.add_argument("--seed", type=int, default=None, help="first seed (default 0; --agent: the split's first seed)")
+    ev.add_argument(
+        "--split",
+        choices=("test", "sealed"),
+        default="test",
+        help="--agent: the seed range, development test (default) or sealed (needs --ledger; docs/rl/seed-plan.md)",
+    )
+    ev.add_argument(
+        "--ledger", default=None, help="--agent --split sealed: JSON-lines file each sealed look is added to"
+    )
     ev.add_argument("--metric", default=None, help="metric to report (default: the env's objective)")
     ev.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     ev.set_defaults(run=_evaluate)

@@ -21,12 +21,17 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> 
     return "\n".join(lines)
 
 
-def git_commit() -> str:
-    """The checkout's commit (with ``-dirty`` if it has changes), or ``unknown``."""
+def git_commit(*, full: bool = False) -> str:
+    """The checkout's commit (abbreviated, or all 40 hex digits with ``full``; with ``-dirty`` if it has
+    changes), or ``unknown``."""
     root = Path(__file__).resolve().parent.parent
     try:
         commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+            ["git", "rev-parse", *([] if full else ["--short"]), "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError):

@@ -1,7 +1,9 @@
-"""Confidence intervals and paired comparisons over independent seeds.
+"""Confidence intervals and paired comparisons over independent seeds and training runs.
 
 Each seed is one independent replication; intervals are Student-t 95% intervals over the
-per-seed means (with one seed the half-width is reported as ``nan``, never as 0).
+per-seed means (with one seed the half-width is reported as ``nan``, never as 0). For a learned
+agent the unit of replication is the training run: ``ratio_of_means`` bootstraps runs, then test
+seeds (docs/rl/index.md, "The headline statistic").
 """
 
 from __future__ import annotations
@@ -68,18 +70,79 @@ def ratio_interval(
 
     Seeds are resampled together (a[i] with b[i]: the pairing of common random numbers), ``resamples``
     times with a fixed generator, and the 2.5% and 97.5% percentiles of the resampled ratios are
-    returned. With one pair there is no spread to resample: the interval is (nan, nan).
+    returned: ``ratio_of_means`` with a single run. With one pair there is no spread to resample:
+    the interval is (nan, nan).
     """
     first, second = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if first.shape != second.shape or first.ndim != 1:
         raise ValueError(f"paired samples need equal 1-d shapes, got {first.shape} and {second.shape}")
     if first.size < 2:
         return float("nan"), float("nan")
+    return ratio_of_means(first[None, :], second, resamples=resamples, seed=seed).ci95
+
+
+@dataclass(frozen=True)
+class RatioOfMeans:
+    """The agent's mean cost over the reference's on the same seeds, with a 95% percentile interval."""
+
+    ratio: float
+    low: float
+    high: float
+    runs: int
+    seeds: int
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """The interval as ``(low, high)``."""
+        return self.low, self.high
+
+    def __str__(self) -> str:
+        return f"{self.ratio:.4f} [{self.low:.4f}, {self.high:.4f}]"
+
+
+def ratio_of_means(
+    runs: Sequence[Sequence[float]] | np.ndarray,
+    reference: Sequence[float] | np.ndarray,
+    *,
+    resamples: int = 10_000,
+    seed: int = 0,
+    block: int = 1_000,
+) -> RatioOfMeans:
+    """Ratio of means of a (runs x seeds) cost matrix to a reference on the same seeds, two-level paired bootstrap.
+
+    The point estimate is ``runs.mean() / reference.mean()`` (that is, ``runs.sum()`` over
+    ``n_runs * reference.sum()``): the mean cost over every run and seed over the reference's mean.
+    Each of ``resamples`` bootstrap draws (one fixed generator) resamples the training runs with
+    replacement, then the test seeds with replacement, the same seed indices for the agent and the
+    reference (common random numbers), and recomputes the ratio; the interval is the 2.5%-97.5%
+    percentile range, widened to contain the point estimate (which it misses only by rounding, when
+    every resample gives the same ratio). Runs are the unit of replication in RL (Agarwal et al.
+    2021; Henderson et al. 2018): when runs differ the interval spans them, where a bootstrap of
+    episodes alone would not. With one run it is the paired bootstrap over seeds; with one run and
+    one seed the interval is the point (there is nothing to resample).
+    """
+    costs = np.asarray(runs, dtype=float)
+    base = np.asarray(reference, dtype=float)
+    if costs.ndim != 2 or base.ndim != 1 or costs.shape[1] != base.size or costs.size == 0:
+        raise ValueError(
+            f"runs must be a non-empty (runs x seeds) matrix and reference one value per seed, got shapes "
+            f"{costs.shape} and {base.shape}"
+        )
+    if not base.sum() > 0:
+        raise ValueError(f"the reference's costs must have a positive sum, got {base.sum()!r}")
+    n_runs, n_seeds = costs.shape
     rng = np.random.default_rng(seed)
-    index = rng.integers(0, first.size, size=(resamples, first.size))
-    ratios = first[index].mean(axis=1) / second[index].mean(axis=1)
+    ratios = np.empty(resamples)
+    for start in range(0, resamples, block):
+        size = min(block, resamples - start)
+        weights = rng.multinomial(n_runs, np.full(n_runs, 1.0 / n_runs), size=size) / n_runs  # (size, runs)
+        columns = rng.integers(0, n_seeds, size=(size, n_seeds))
+        pooled = weights @ costs  # each draw's run-averaged cost per seed: (size, seeds)
+        numerator = np.take_along_axis(pooled, columns, axis=1).sum(axis=1)
+        ratios[start : start + size] = numerator / base[columns].sum(axis=1)
     low, high = np.percentile(ratios, [2.5, 97.5])
-    return float(low), float(high)
+    point = float(costs.mean() / base.mean())
+    return RatioOfMeans(point, min(float(low), point), max(float(high), point), n_runs, n_seeds)
 
 
 def iqm(scores: np.ndarray) -> float:
@@ -95,10 +158,12 @@ def iqm(scores: np.ndarray) -> float:
 def iqm_interval(scores: np.ndarray, *, resamples: int = 2_000, seed: int = 0) -> tuple[float, float, float]:
     """IQM of a (runs x tasks) score matrix with its 95% stratified bootstrap interval (Agarwal et al. 2021).
 
-    The stratified bootstrap resamples the runs with replacement independently within each task
-    (column), as rliable's ``StratifiedBootstrap``; the interval is the 2.5%-97.5% percentile range of
-    the resampled IQMs. (rliable itself is not a dependency: its 1.2 release needs ``arch<8``, which
-    fails to import beside pandas 3.)
+    Rows are independent training runs and columns distinct tasks (settings), never the episodes of
+    one task: the stratified bootstrap resamples the runs with replacement independently within each
+    task, as rliable's ``StratifiedBootstrap``, and the interval is the 2.5%-97.5% percentile range of
+    the resampled IQMs. For one setting pass one column (each run's score, e.g. its ratio of means):
+    the interval then resamples runs only. (rliable itself is not a dependency: its 1.2 release needs
+    ``arch<8``, which fails to import beside pandas 3.)
     """
     data = np.asarray(scores, dtype=float)
     if data.ndim != 2 or data.size == 0:

@@ -134,3 +134,64 @@ def test_iqm_trims_a_quarter_each_side_and_its_interval_brackets_it() -> None:
     assert iqm_interval(constant) == (1.0, 1.0, 1.0)
     with pytest.raises(ValueError, match="runs x tasks"):
         iqm_interval(np.ones(5))
+
+
+def test_ratio_of_means_point_estimate_is_sum_over_sum() -> None:
+    from schedenv.stats import ratio_of_means
+
+    runs = np.array([[1.0, 9.0, 2.0], [3.0, 1.0, 4.0]])
+    reference = np.array([2.0, 3.0, 5.0])
+    result = ratio_of_means(runs, reference)
+    assert result.ratio == pytest.approx(20.0 / (2 * 10.0), rel=1e-15)  # not the mean of per-seed ratios
+    assert (result.runs, result.seeds) == (2, 3)
+    assert result.low <= result.ratio <= result.high
+
+
+def test_one_run_with_the_reference_costs_gives_the_exact_ratio_as_a_point() -> None:
+    from schedenv.stats import ratio_of_means
+
+    reference = np.array([1.0, 5.0, 2.0, 40.0, 3.0])
+    same = ratio_of_means(reference[None, :], reference)
+    assert (same.ratio, same.low, same.high) == (1.0, 1.0, 1.0)
+    scaled = ratio_of_means(1.25 * reference[None, :], reference)  # every resample has ratio 1.25
+    assert scaled.ratio == pytest.approx(1.25) and scaled.ci95 == pytest.approx((1.25, 1.25))
+
+
+def test_runs_that_differ_widen_the_interval_to_their_spread_unlike_the_episode_bootstrap() -> None:
+    """Runs at exactly 1x, 2x and 3x the reference on every seed: seed resampling cannot move any run's ratio,
+    so the spread is the runs'. Three draws of runs all give run 1 with probability 1/27 = 3.7% > 2.5% (all run 3
+    alike), so the percentile interval is exactly [1, 3]; the episode-level bootstrap of the pooled costs sees no
+    spread at all."""
+    from schedenv.stats import ratio_interval, ratio_of_means
+
+    reference = np.random.default_rng(3).lognormal(0.0, 1.0, size=50)
+    runs = np.stack([k * reference for k in (1.0, 2.0, 3.0)])
+    result = ratio_of_means(runs, reference)
+    assert result.ratio == pytest.approx(2.0, rel=1e-12)
+    assert result.ci95 == pytest.approx((1.0, 3.0), rel=1e-12)
+    pooled = ratio_interval(runs.mean(axis=0), reference)
+    assert pooled == pytest.approx((2.0, 2.0), rel=1e-12)
+
+
+def test_ratio_of_means_is_invariant_to_scaling_both_costs_and_seeded() -> None:
+    from schedenv.stats import ratio_of_means
+
+    rng = np.random.default_rng(11)
+    reference = rng.lognormal(0.0, 1.0, size=40)
+    runs = reference * rng.uniform(0.8, 1.4, size=(4, 40))
+    first = ratio_of_means(runs, reference)
+    scaled = ratio_of_means(1e6 * runs, 1e6 * reference)
+    assert scaled.ratio == pytest.approx(first.ratio, rel=1e-12)
+    assert scaled.ci95 == pytest.approx(first.ci95, rel=1e-12)
+    assert ratio_of_means(runs, reference) == first  # same generator seed, same interval
+    assert ratio_of_means(runs, reference, seed=1) != first
+    assert first.low < first.ratio < first.high
+
+
+def test_ratio_of_means_refuses_mismatched_shapes_and_a_zero_reference() -> None:
+    from schedenv.stats import ratio_of_means
+
+    with pytest.raises(ValueError, match=r"\(runs x seeds\).*\(2, 3\) and \(2,\)"):
+        ratio_of_means(np.ones((2, 3)), np.ones(2))
+    with pytest.raises(ValueError, match="positive sum"):
+        ratio_of_means(np.ones((1, 2)), np.zeros(2))

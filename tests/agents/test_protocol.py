@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import stat
 from pathlib import Path
@@ -13,10 +14,17 @@ import yaml
 
 from agents.assess import assess, play_batched
 from agents.protocol import (
+    SEALED_TEST_SEEDS,
+    SPLITS,
     TEST_SEEDS,
+    TRAIN_SEEDS,
     VALIDATION_SEEDS,
+    append_ledger,
     check_disjoint,
+    config_hash,
     held_out_seeds,
+    ledger_entry,
+    split_seeds,
     train_seeds,
     validation_seeds,
 )
@@ -40,12 +48,54 @@ def test_training_seeds_never_meet_test_or_validation_seeds() -> None:
         train_seeds(1024, 1)
     with pytest.raises(ValueError, match="outside the validation range"):
         validation_seeds(999_990, 20)
-    with pytest.raises(ValueError, match="held-out range"):
+    with pytest.raises(ValueError, match=r"outside the test range 0\.\.999999; they overlap the validation range"):
         held_out_seeds(999_990, 20)
     with pytest.raises(ValueError, match="were also training env seeds"):
         check_disjoint(range(5), [3, 2**31], "training env seeds")
     with pytest.raises(ValueError, match="eval_seed=0"):
         TrainConfig(eval_seed=0)
+
+
+def test_the_four_splits_are_disjoint_and_keep_the_earlier_bounds() -> None:
+    assert (TEST_SEEDS.start, TEST_SEEDS.stop, VALIDATION_SEEDS.stop) == (0, 1_000_000, 2_000_000)
+    assert TRAIN_SEEDS.start == 2**31 and TRAIN_SEEDS.stop <= 2**32
+    ordered = sorted(SPLITS.values(), key=lambda seeds: seeds.start)
+    assert ordered == [TEST_SEEDS, VALIDATION_SEEDS, SEALED_TEST_SEEDS, TRAIN_SEEDS]
+    for lower, upper in itertools.pairwise(ordered):
+        assert lower.stop <= upper.start  # half-open ranges: no seed in two splits
+    assert max(train_seeds(1023, 2**20)) == TRAIN_SEEDS.stop - 1
+    assert split_seeds("sealed", 3) == range(1_000_000_000, 1_000_000_003)
+    assert split_seeds("test", 5, start=10) == range(10, 15)
+
+
+def test_a_seed_range_overlapping_another_split_is_refused_naming_both_ranges() -> None:
+    with pytest.raises(
+        ValueError,
+        match=r"outside the sealed range 1000000000\.\.1000999999; they overlap the "
+        r"test range 0\.\.999999",
+    ):
+        split_seeds("sealed", 10, start=999_995)
+    with pytest.raises(ValueError, match=r"seeds 999999990\.\.1000000009, outside the sealed range.*\(see docs"):
+        held_out_seeds(999_999_990, 20, split="sealed")  # in no other split: no overlap clause
+    with pytest.raises(ValueError, match=r"outside the validation range 1000000\.\.1999999; they overlap the test"):
+        validation_seeds(999_990, 20)
+    with pytest.raises(ValueError, match="split='nope' is not allowed"):
+        split_seeds("nope", 1)
+    with pytest.raises(ValueError, match="--split='validation' is not allowed"):
+        held_out_seeds(1_000_000, 5, split="validation")
+
+
+def test_the_ledger_appends_one_line_per_look_and_hashes_the_config_without_its_seed(tmp_path: Path) -> None:
+    config = {"env_id": "schedenv/Malleable-v0", "timesteps": 10, "seed": 0}
+    assert config_hash(config) == config_hash({**config, "seed": 7})  # runs of one config share its hash
+    assert config_hash(config) != config_hash({**config, "timesteps": 11})
+    ledger = tmp_path / "results" / "ledger.jsonl"
+    for name in ("rl_a.json", "rl_b.json"):
+        append_ledger(ledger, ledger_entry(name, config, "f" * 40, split_seeds("sealed", 200)))
+    lines = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert [line["results"] for line in lines] == ["rl_a.json", "rl_b.json"]
+    assert lines[0]["seeds"] == [1_000_000_000, 1_000_000_199] and lines[0]["commit"] == "f" * 40
+    assert lines[0]["config_sha256"] == config_hash(config) and lines[0]["date"].endswith("+00:00")
 
 
 class Equal:
@@ -169,3 +219,14 @@ def test_training_reports_evaluations_on_validation_seeds_only(tmp_path: Path) -
     assert row["validation_seeds"] == [1_000_000, 1_000_019]
     reference = evaluate("schedenv/Malleable-v0", "hesrpt", range(1_000_000, 1_000_020), **TINY_MALLEABLE)
     assert row["reference_mean"] == pytest.approx(reference.summary["mean_slowdown"].mean, rel=1e-12)
+
+
+def test_the_seed_plan_page_quotes_the_refusal_and_the_ranges_as_they_are() -> None:
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "rl" / "seed-plan.md").read_text().split())
+    with pytest.raises(ValueError) as refused:
+        held_out_seeds(999_995, 10)
+    assert str(refused.value) in page
+    for name in ("test", "validation", "sealed"):
+        seeds = SPLITS[name]
+        assert f"`{name}`" in page and f"`{seeds.start:_} .. {seeds.stop - 1:_}`" in page
+    assert range(2**31, 2**31 + 2**30) == SPLITS["train"] and "| `train` | `2**31 .. 2**31 + 2**30 - 1` |" in page

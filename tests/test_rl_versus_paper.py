@@ -1,0 +1,132 @@
+"""``benchmarks/rl_versus_paper.py``: budgets read from the shipped configs, quick development runs, publishing."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from agents.protocol import SEALED_TEST_SEEDS, config_hash
+from agents.results import load_results
+from agents.train import CONFIG_DIR, resolve_config
+from schedenv.cli import main as schedenv_main
+from schedenv.stats import ratio_of_means
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import rl_versus_paper
+
+RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+
+
+def published_budget(name: str) -> int:
+    """The training steps per run of the committed result of preset ``name`` (its JSON, else its page)."""
+    data = RESULTS / f"rl_{name}.json"
+    if data.is_file():
+        return load_results(data).timesteps
+    found = re.search(r"([0-9,]+) training steps per run", (RESULTS / f"rl_{name}.md").read_text())
+    assert found, f"rl_{name}.md does not state its training steps"
+    return int(found.group(1).replace(",", ""))
+
+
+@pytest.mark.parametrize("name", sorted(rl_versus_paper.PRESETS))
+def test_each_preset_trains_its_configs_own_timesteps_those_of_its_published_result(name: str) -> None:
+    preset = rl_versus_paper.PRESETS[name]
+    written = yaml.safe_load(preset.path.read_text())["timesteps"]  # in the file, not the TrainConfig default
+    assert written == preset.timesteps == published_budget(name)
+    assert resolve_config(preset.path, {"timesteps": 5}).timesteps == 5
+    assert len(preset.elsewhere) == 2 and all(change for change in preset.elsewhere)
+
+
+def test_schedenv_train_uses_the_configs_timesteps_unless_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agents.train
+
+    trained: list[Any] = []
+    monkeypatch.setattr(agents.train, "train", lambda config, out, **_: trained.append(config))
+    config = str(CONFIG_DIR / "moldable_maskable_ppo.yaml")
+    assert schedenv_main(["train", "--config", config, "--seed", "3", "--out", str(tmp_path)]) == 0
+    assert schedenv_main(["train", "--config", config, "--timesteps", "77", "--out", str(tmp_path)]) == 0
+    assert [(c.timesteps, c.seed) for c in trained] == [(published_budget("moldable"), 3), (77, 0)]
+
+
+TINY = {
+    "env_id": "schedenv/Malleable-v0",
+    "algo": "ppo",
+    "timesteps": 128,
+    "env_kwargs": {"n_jobs": 4, "max_jobs": 4, "speedup": 0.5},
+    "n_envs": 2,
+    "algo_kwargs": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+    "eval_every": 64,
+    "eval_episodes": 3,
+    "checkpoint_every": 1000,
+    "tensorboard": False,
+}
+
+
+def _check(results: Any, runs: int, split: str) -> None:
+    assert len(results.runs) == runs and results.split == split
+    costs = np.array([run.costs for run in results.runs])
+    expected = ratio_of_means(costs, np.array(results.baselines[results.reference]))
+    assert results.headline == {"ratio_of_means": expected.ratio, "ci95": list(expected.ci95)}
+    assert [entry.overrides for entry in results.generalisation] == [{"speedup": 0.3}, {"speedup": 0.7}]
+    assert all(entry.env_kwargs["speedup"] == entry.overrides["speedup"] for entry in results.generalisation)
+    # the same models at other speedups score differently (the env really played the other setting)
+    assert all(entry.costs != [run.costs for run in results.runs] for entry in results.generalisation)
+    assert all(run.steps and len(run.steps) == len(run.validation_ratio) for run in results.runs)
+
+
+def test_quick_mode_writes_json_md_png_on_development_seeds_and_no_ledger(tmp_path: Path) -> None:
+    ledger = rl_versus_paper.ROOT / "benchmarks/results/ledger.jsonl"
+    before = ledger.read_text() if ledger.is_file() else None
+    argv = ["malleable-offline", "--quick", "--timesteps", "256", "--test-episodes", "4", "--workers", "1"]
+    assert rl_versus_paper.main([*argv, "--runs", str(tmp_path / "runs")]) == 0
+    out = tmp_path / "runs" / "rl_malleable-offline" / "report"
+    results = load_results(out / "rl_malleable-offline.json")
+    _check(results, runs=2, split="test")
+    assert results.test_seeds == [0, 1, 2, 3] and results.train_seeds == [0, 1]
+    assert (out / "rl_malleable-offline.png").read_bytes()[:4] == b"\x89PNG"
+    assert "rl_malleable-offline.png" in (out / "rl_malleable-offline.md").read_text()
+    assert (ledger.read_text() if ledger.is_file() else None) == before
+
+
+def test_development_runs_never_write_the_committed_results(capsys: pytest.CaptureFixture[str]) -> None:
+    inside = str(rl_versus_paper.ROOT / "benchmarks" / "results" / "mine")
+    for argv in (["dispatch", "--out", inside], ["dispatch", "--ledger", "x.jsonl"]):
+        with pytest.raises(SystemExit):
+            rl_versus_paper.parse([*argv, "--quick"])
+    err = capsys.readouterr().err
+    assert "where only --publish writes" in err and "--ledger records looks at the sealed seeds" in err
+    with pytest.raises(SystemExit):
+        rl_versus_paper.parse(["dispatch", "--publish", "--quick"])
+    assert "--publish trains the config's own budget" in capsys.readouterr().err
+
+
+def test_publishing_needs_a_clean_tree_and_appends_one_ledger_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(TINY))
+    preset = rl_versus_paper.Preset(str(config), "paper", 1.0, ({"speedup": 0.3}, {"speedup": 0.7}))
+    monkeypatch.setitem(rl_versus_paper.PRESETS, "moldable", preset)
+    argv = ["moldable", "--publish", "--test-episodes", "3", "--workers", "1", "--runs", str(tmp_path / "runs")]
+    argv += ["--out", str(tmp_path / "results"), "--ledger", str(tmp_path / "ledger.jsonl")]
+    monkeypatch.setattr(rl_versus_paper, "_commit", lambda: ("c" * 40, True))
+    with pytest.raises(SystemExit, match="--publish needs a clean tree"):
+        rl_versus_paper.main(argv)
+    assert not (tmp_path / "runs").exists()  # refused before training
+    monkeypatch.setattr(rl_versus_paper, "_commit", lambda: ("c" * 40, False))
+    assert rl_versus_paper.main(argv) == 0
+    results = load_results(tmp_path / "results" / "rl_moldable.json")
+    _check(results, runs=3, split="sealed")
+    assert results.test_seeds == list(SEALED_TEST_SEEDS[:3]) and results.commit == "c" * 40
+    (line,) = [json.loads(text) for text in (tmp_path / "ledger.jsonl").read_text().splitlines()]
+    assert line["results"] == "benchmarks/results/rl_moldable.json" and line["commit"] == "c" * 40
+    assert line["seeds"] == [SEALED_TEST_SEEDS.start, SEALED_TEST_SEEDS.start + 2]
+    assert line["config_sha256"] == results.config_sha256 == config_hash(resolve_config(config, {}).__dict__)
