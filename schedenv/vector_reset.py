@@ -31,7 +31,8 @@ def set_up_batch(
     """Give ``batch`` its copy count, autoreset mode and spaces from one single env ``make_env(**kwargs)``.
 
     The single env (returned: the template the batch reads its parameters from) checks every argument;
-    ``render_mode`` is refused, as the batched envs do not render.
+    ``render_mode`` is refused, as the batched envs do not render, and so is ``reference`` (its run is
+    the single env's); ``reward_scale`` is the template's, which the batch applies to its rewards.
     """
     batch.num_envs = check_int("num_envs", num_envs)
     value = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
@@ -39,6 +40,11 @@ def set_up_batch(
     batch.metadata = {"autoreset_mode": mode, "render_modes": []}
     if kwargs.get("render_mode") is not None:
         raise ValueError(f"render_mode={kwargs['render_mode']!r} is not supported by the batched env; use None")
+    if kwargs.get("reference") is not None:
+        raise ValueError(
+            f"reference={kwargs['reference']!r} is not supported by the batched env yet; use the single env "
+            "(gym.make) or schedenv.fastpath.evaluate_fast for the reference's metrics"
+        )
     template = make_env(**kwargs)
     batch.spec = None
     batch.single_observation_space = template.observation_space

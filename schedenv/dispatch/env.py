@@ -29,6 +29,7 @@ from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
 from schedenv.dispatch.workload import default_size_dist, parse_jobs
 from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
+from schedenv.reference import EpisodeReference
 from schedenv.validation import (
     MAX_JOBS,
     MAX_SERVERS,
@@ -232,7 +233,10 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         invalid_action: str = "fallback",
         invalid_action_penalty: float = 1.0,
         observe_params: bool = False,
+        reference: str | None = None,
+        reward_scale: float | str = 1.0,
     ) -> None:
+        arguments = dict(locals())  # before any other statement: the reference run rebuilds the env from them
         self.n_hosts = check_int("n_hosts", n_hosts, maximum=MAX_SERVERS)
         self.load = check_positive("load", load)
         if self.load >= 1:
@@ -290,9 +294,16 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self._masks.flags.writeable = False
         self._core: FastCore | None = None
 
+        self._reference = EpisodeReference("schedenv/Dispatch-v0", arguments)
+        self.reference = self._reference.name
+        """The ``reference`` baseline's name, or None (see Information)."""
+        self.reward_scale = self._reference.reward_scale
+        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
+        self._reference.start(seed, self.np_random)
         if self.jobs is not None:
             arrivals, sizes = self.jobs
         else:
@@ -312,12 +323,13 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         info = self._info(core, outcome.completed, invalid)
         if core.done:
             info["episode_metrics"] = core.metrics()
+            self._reference.finish(info)
         reward = -outcome.accrued
         if invalid and self.invalid_action == "penalty":
             reward -= self.invalid_action_penalty
         if self._display is not None:
             self.render()
-        return core.observation(), reward, core.done, False, info
+        return core.observation(), reward * self.reward_scale, core.done, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:

@@ -29,6 +29,7 @@ from schedenv.malleable.render import render_allocation, render_text
 from schedenv.malleable.sim import MalleableParams, MalleableState
 from schedenv.malleable.workload import parse_jobs
 from schedenv.records import JobRecord
+from schedenv.reference import EpisodeReference
 from schedenv.validation import (
     MAX_JOBS,
     MAX_WINDOW,
@@ -188,7 +189,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         allocation: str = "normalized",
         observe_params: bool = False,
         p_range: tuple[float, float] | None = None,
+        reference: str | None = None,
+        reward_scale: float | str = 1.0,
     ) -> None:
+        arguments = dict(locals())  # before any other statement: the reference run rebuilds the env from them
         self.mode = check_choice("mode", mode, ("offline", "online"))
         self.objective = check_choice("objective", objective, ("slowdown", "flow_time"))
         self.n_servers = check_scale("n_servers", n_servers)
@@ -240,6 +244,12 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self._history: list[tuple[float, float, np.ndarray, np.ndarray]] = []
         self._params_observed: np.ndarray | None = None
 
+        self._reference = EpisodeReference("schedenv/Malleable-v0", arguments)
+        self.reference = self._reference.name
+        """The ``reference`` baseline's name, or None (see Information)."""
+        self.reward_scale = self._reference.reward_scale
+        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+
     def _online_arrivals(self) -> PoissonArrivals:
         mean = self.size_dist.mean
         if not math.isfinite(mean):
@@ -264,6 +274,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
+        self._reference.start(seed, self.np_random)
         arrival_times, sizes = self._draw_episode()
         self._params = MalleableParams(self.n_servers, self.speedup, self.objective, arrival_times, sizes)
         # The compiled core covers s(k) = k^p; other speedups run on the reference simulator.
@@ -291,9 +302,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         info = self._info(outcome.completed)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
+            self._reference.finish(info)
         if self._display is not None:
             self.render()
-        return self._observation(), -outcome.accrued_objective, terminated, False, info
+        return self._observation(), -outcome.accrued_objective * self.reward_scale, terminated, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:

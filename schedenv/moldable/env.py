@@ -34,6 +34,7 @@ from schedenv.moldable.metrics import episode_metrics
 from schedenv.moldable.render import render_gantt, render_text
 from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 from schedenv.moldable.workload import LOADS, CirneWorkload, MoldableJobSet, parse_jobs, trace_jobs
+from schedenv.reference import EpisodeReference
 from schedenv.traces import SWFTrace, read_replay, replay_jobs
 from schedenv.validation import (
     MAX_JOBS,
@@ -247,7 +248,10 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         invalid_action: str = "fallback",
         invalid_action_penalty: float = 1.0,
         observe_params: bool = False,
+        reference: str | None = None,
+        reward_scale: float | str = 1.0,
     ) -> None:
+        arguments = dict(locals())  # before any other statement: the reference run rebuilds the env from them
         if jobs is not None and trace is not None:
             raise ValueError("jobs and trace were both given; give one of them")
         self.render_mode = check_render_mode(render_mode)
@@ -307,9 +311,16 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         self._epochs = 0
         self._overflow_epochs = 0
 
+        self._reference = EpisodeReference("schedenv/Moldable-v0", arguments)
+        self.reference = self._reference.name
+        """The ``reference`` baseline's name, or None (see Information)."""
+        self.reward_scale = self._reference.reward_scale
+        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
+        self._reference.start(seed, self.np_random)
         if self.fixed_jobs is not None:
             job_set = self.fixed_jobs
         else:
@@ -342,12 +353,13 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         info = self._info(outcome.completed, invalid)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
+            self._reference.finish(info)
         reward = -outcome.accrued_objective
         if invalid and self.invalid_action == "penalty":
             reward -= self.invalid_action_penalty
         if self._display is not None:
             self.render()
-        return self._observation(), reward, terminated, False, info
+        return self._observation(), reward * self.reward_scale, terminated, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:

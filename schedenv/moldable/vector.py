@@ -141,6 +141,7 @@ class MoldableVectorEnv(VectorEnv):
             self._reset(resetting)
             self._autoreset = terminated
         info.update(self._info())
+        rewards *= self.template.reward_scale
         return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
 
     def action_masks(self) -> np.ndarray:

@@ -30,6 +30,7 @@ from schedenv.multiserver.workload import (
     parse_server_needs,
     scenario_parameters,
 )
+from schedenv.reference import EpisodeReference
 from schedenv.validation import (
     MAX_JOBS,
     MAX_SERVERS,
@@ -231,7 +232,10 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         invalid_action: str = "fallback",
         invalid_action_penalty: float = 1.0,
         observe_params: bool = False,
+        reference: str | None = None,
+        reward_scale: float | str = 1.0,
     ) -> None:
+        arguments = dict(locals())  # before any other statement: the reference run rebuilds the env from them
         self.n_servers = check_int("n_servers", n_servers, maximum=MAX_SERVERS)
         self.action_mode = check_choice("action_mode", action_mode, ("select", "priority"))
         self.packing = check_choice("packing", packing, PACKINGS)
@@ -318,9 +322,16 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if observe_params:
             self._obs[length:] = self.scenario_parameters()
 
+        self._reference = EpisodeReference("schedenv/MultiserverJob-v0", arguments)
+        self.reference = self._reference.name
+        """The ``reference`` baseline's name, or None (see Information)."""
+        self.reward_scale = self._reference.reward_scale
+        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
+        self._reference.start(seed, self.np_random)
         if self.jobs is not None:
             arrivals, needs, durations = self.jobs
         else:
@@ -375,7 +386,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         info = self._info([], invalid=invalid)
         if self._display is not None:
             self.render()
-        return self._obs.copy(), -penalty if penalty else 0.0, False, False, info
+        return self._obs.copy(), -penalty * self.reward_scale if penalty else 0.0, False, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:
@@ -548,7 +559,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         info = self._info(outcome.completed, outcome, invalid)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
-        reward = -outcome.accrued_objective - penalty if penalty else -outcome.accrued_objective
+            self._reference.finish(info)
+        reward = (-outcome.accrued_objective - penalty if penalty else -outcome.accrued_objective) * self.reward_scale
         if self._display is not None:
             self.render()
         return self._obs.copy(), reward, terminated, False, info
