@@ -64,7 +64,7 @@ def test_reference_metrics_equal_evaluate_and_leave_the_episode_alone(
     expected = evaluate(env_id, paper, [seed], keep_records=False, **kwargs).episodes[0].metrics
 
     with_reference = gym.make(env_id, reference=paper, **kwargs)
-    assert with_reference.unwrapped.reference == paper
+    assert with_reference.get_wrapper_attr("reference") == paper
     observations, rewards, info = play(with_reference, agent, env_id, seed)
     assert_same_metrics(info["reference_metrics"], expected)
 
@@ -127,7 +127,7 @@ def test_reward_scale_scales_rewards_not_metrics(
     scale = 1e-3
     _, plain_rewards, plain = play(gym.make(env_id, **kwargs), agent, env_id, 2)
     env = gym.make(env_id, reward_scale=scale, **kwargs)
-    assert env.unwrapped.reward_scale == scale
+    assert env.get_wrapper_attr("reward_scale") == scale
     _, rewards, info = play(env, agent, env_id, 2)
     assert rewards == [reward * scale for reward in plain_rewards]
     assert info["episode_metrics"] == plain["episode_metrics"]
@@ -141,9 +141,9 @@ def test_auto_reward_scale_gives_the_paper_policy_a_return_of_minus_one(
     env_id: str, paper: str, agent: str, kwargs: dict[str, Any], objective: str
 ) -> None:
     env = gym.make(env_id, reward_scale="auto", **kwargs)
-    scale = env.unwrapped.reward_scale
+    scale = env.get_wrapper_attr("reward_scale")
     assert isinstance(scale, float) and 0 < scale < 1
-    assert gym.make(env_id, reward_scale="auto", **kwargs).unwrapped.reward_scale == scale
+    assert gym.make(env_id, reward_scale="auto", **kwargs).get_wrapper_attr("reward_scale") == scale
     returns = [math.fsum(play(env, paper, env_id, seed)[1]) for seed in AUTO_SCALE_SEEDS]
     assert float(np.mean(returns)) == pytest.approx(-1.0, rel=1e-9)
 
@@ -166,3 +166,20 @@ def test_the_batched_env_scales_rewards_and_refuses_reference(
         _, plain, *_ = batches[0].step(actions)
         _, scaled, *_ = batches[1].step(actions)
         assert np.array_equal(scaled, plain * 0.25)
+
+
+@pytest.mark.parametrize(("objective", "total"), [("slowdown", "total_slowdown"), ("flow_time", "total_flow_time")])
+def test_malleable_offline_reports_the_theorem_6_optimum(objective: str, total: str) -> None:
+    env_id, kwargs = "schedenv/Malleable-v0", {"n_jobs": 7, "objective": objective, "speedup": 0.6}
+    env = gym.make(env_id, reference="hesrpt", **kwargs)
+    _, _, info = play(env, "equi", env_id, 9)
+    optimum = info["optimal_metrics"][total]
+    # heSRPT is optimal offline (Theorem 5), so the reference attains the bound and EQUI lies above it.
+    assert info["reference_metrics"][total] == pytest.approx(optimum, rel=1e-9)
+    assert info["episode_metrics"][total] > optimum * (1 + 1e-6)
+    mean = "mean_slowdown" if objective == "slowdown" else "mean_response_time"
+    assert info["optimal_metrics"][mean] == pytest.approx(optimum / 7, rel=1e-15)
+    _, _, online = play(gym.make(env_id, reference="a-hesrpt", mode="online", n_arrivals=50), "equi", env_id, 9)
+    assert "optimal_metrics" not in online
+    _, _, plain = play(gym.make(env_id, **kwargs), "equi", env_id, 9)
+    assert "optimal_metrics" not in plain

@@ -14,6 +14,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from schedenv.analysis.hesrpt import hesrpt_weighted_flow_time
 from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
 from schedenv.malleable.core import (
     ALLOCATION_MODES,
@@ -303,6 +304,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
             self._reference.finish(info)
+            if self.reference is not None and self.mode == "offline" and isinstance(self.speedup, Power):
+                info["optimal_metrics"] = self._optimal_metrics()
         if self._display is not None:
             self.render()
         return self._observation(), -outcome.accrued_objective * self.reward_scale, terminated, False, info
@@ -426,6 +429,15 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             "completed": completed,
             "invalid_action": False,
         }
+
+    def _optimal_metrics(self) -> dict[str, float]:
+        """Theorem 6: the optimal total (and mean) objective of this offline episode's jobs."""
+        assert isinstance(self.speedup, Power)
+        sizes = self.params.sizes
+        total = hesrpt_weighted_flow_time(sizes, self.speedup.p, self.n_servers, self.objective)
+        if self.objective == "slowdown":
+            return {"total_slowdown": total, "mean_slowdown": total / sizes.size}
+        return {"total_flow_time": total, "mean_response_time": total / sizes.size}
 
     def _episode_metrics(self) -> dict[str, float]:
         return episode_metrics(self._records, self._require_core().time, self._overflow_epochs, self._epochs)
