@@ -164,6 +164,10 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     (``"waiting_slowdown"``) settled at each completion. The undiscounted return is exactly minus
     the episode's sum of T, T - x, T / x or (T - x) / x.
 
+    Every reward (penalties included) is multiplied by ``reward_scale`` (1.0 by default; ``"auto"``
+    makes the paper policy's return about -1 in this scenario, docs/envs/index.md); so is the return,
+    while ``episode_metrics`` are never scaled.
+
     ## Starting State
     ``n_arrivals`` Poisson arrivals at rate lambda = load * h / E[X] (the paper's footnote 2),
     sizes from ``size_dist``, drawn at ``reset`` from the seed (gaps first, then sizes), so every
@@ -183,6 +187,9 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     wasted_work_fraction, kills_per_job, mean_slowdown_final_host_i (the paper's fairness classes),
     mean_slowdown_size_class_c (c = 0..4, sizes split at the workload's 0.5, 0.9, 0.99 and 0.999
     quantiles; ``nan`` when empty), makespan, n_completed. The key set is fixed per env.
+    With ``reference`` (a baseline name of this env), the last step also has ``reference_metrics``:
+    that baseline's ``episode_metrics`` on the very same episode (docs/envs/index.md).
+
 
     ## Arguments
 
@@ -201,6 +208,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     | invalid_action         | "fallback"                | "raise", "fallback" or "penalty" (see Action Space)    |
     | invalid_action_penalty | 1.0                       | subtracted from a masked action's reward ("penalty")   |
     | observe_params         | False                     | append the scenario's parameters to the observation    |
+    | reference              | None                      | baseline run on the same episode (Information)         |
+    | reward_scale           | 1.0                       | rewards x this number > 0, or "auto" (see Rewards)     |
 
     >>> import gymnasium as gym, schedenv
     >>> env = gym.make("schedenv/Dispatch-v0", jobs=[(0.0, 5.0), (1.0, 2.0)], time_limits=[3.0])
@@ -214,6 +223,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     - v0: initial version. Later additions that leave every trajectory of valid actions unchanged:
       ``invalid_action`` (masked actions fall back by default instead of raising), ``observe_params``,
       and the compiled core.
+    - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}

@@ -116,6 +116,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     ``"slowdown"`` (Corollary 1). The undiscounted return is exactly minus the episode's total
     flow time, or total slowdown sum_i T_i / (x_i / s(N)).
 
+    Every reward is multiplied by ``reward_scale`` (1.0 by default; ``"auto"``
+    makes the paper policy's return about -1 in this scenario, docs/envs/index.md); so is the return,
+    while ``episode_metrics`` are never scaled.
+
     ## Starting State
     With ``p_range`` the episode's p is drawn first from the reset's generator (then the workload,
     whose online arrival rate depends on s(N) = N^p); every contender sees the same p for a seed.
@@ -137,6 +141,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     end, ``episode_metrics``: mean_response_time (mean flow time), mean_slowdown, total_flow_time,
     total_slowdown, makespan, n_completed, overflow_fraction (the fraction of decision epochs with
     jobs outside the window).
+    With ``reference`` (a baseline name of this env), the last step also has ``reference_metrics``:
+    that baseline's ``episode_metrics`` on the very same episode (docs/envs/index.md).
+    Offline with s(k) = k^p, it also has ``optimal_metrics``: the optimal total and mean of the
+    objective for the episode's jobs (Theorem 6), a bound no policy beats.
 
     ## Arguments
 
@@ -156,6 +164,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     | allocation     | "normalized"      | "normalized" (every server busy) or "fractions" (see Action Space)     |
     | observe_params | False             | append p, load, objective, log N (see Observation Space)               |
     | p_range        | None              | (lo, hi): p ~ U[lo, hi) drawn at every reset; replaces ``speedup``'s p |
+    | reference      | None              | a baseline name: its metrics on the same episode (Information)         |
+    | reward_scale   | 1.0               | rewards x this number > 0, or "auto" (see Rewards)                     |
 
     >>> import gymnasium as gym, schedenv
     >>> env = gym.make("schedenv/Malleable-v0", jobs=[1.0, 1.0], n_servers=10.0, speedup=0.5,
@@ -170,6 +180,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     ## Version History
     - v0: initial version; ``allocation``, ``observe_params``, ``p_range`` and ``info["invalid_action"]``
       added later (defaults unchanged).
+    - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}

@@ -169,6 +169,10 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     The undiscounted return is exactly minus the sum of the jobs' turnaround times, i.e.
     ``-n_jobs * ATT``.
 
+    Every reward (penalties included) is multiplied by ``reward_scale`` (1.0 by default; ``"auto"``
+    makes the paper policy's return about -1 in this scenario, docs/envs/index.md); so is the return,
+    while ``episode_metrics`` are never scaled.
+
     ## Starting State
     The job set is drawn at ``reset`` from the seed (or fixed by ``jobs`` / ``trace``); the env
     starts at the first arrival. Same seed, same jobs, for every contender.
@@ -187,6 +191,9 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     runtime, also mean_runtime), mean_slowdown, utilisation (the paper's U, §6.1.4: sum procs x
     runtime / (m (last completion - first submit))), makespan, n_completed, overflow_fraction
     (fraction of decision epochs with queued jobs outside the window).
+    With ``reference`` (a baseline name of this env), the last step also has ``reference_metrics``:
+    that baseline's ``episode_metrics`` on the very same episode (docs/envs/index.md).
+
 
     ## Arguments
 
@@ -207,6 +214,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     | invalid_action_penalty | 1.0 | subtracted from the reward of a masked action's step ("penalty")  |
     | observe_params   | False     | append the scenario parameters to the observation                 |
     | render_mode      | None      | "ansi", "rgb_array" or "human" (pygame)                           |
+    | reference        | None      | a baseline name: its metrics on the same episode (Information)    |
+    | reward_scale     | 1.0       | rewards x this number > 0, or "auto" (see Rewards)                |
 
     The paper's Table 1 example (3 jobs, 3 processors):
 
@@ -228,6 +237,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
       profile appended to the observation, ``invalid_action`` (masked actions fall back by
       default instead of raising), all-ones masks after the last step, ``action_mode``,
       ``observe_params``, ``max_running`` and the batched env (``vector.py``).
+    - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}

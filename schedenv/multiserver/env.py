@@ -144,6 +144,10 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     steps that do not commit earn 0. The undiscounted return is exactly minus the total
     response time of the episode's jobs.
 
+    Every reward (penalties included) is multiplied by ``reward_scale`` (1.0 by default; ``"auto"``
+    makes the paper policy's return about -1 in this scenario, docs/envs/index.md); so is the return,
+    while ``episode_metrics`` are never scaled.
+
     ## Starting State
     Online (default): ``n_arrivals`` Poisson arrivals at rate lambda = load / E[S], so that
     ``load`` is rho = lambda E[S] (§3.1); the episode starts at the first arrival. Needs are drawn
@@ -170,6 +174,9 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     ``episode_metrics``: mean_response_time, mean_slowdown, mean_waiting_time, utilisation,
     mean_number_in_system, total_flow_time, makespan, n_completed, overflow_fraction (fraction of
     epochs with jobs outside the window).
+    With ``reference`` (a baseline name of this env), the last step also has ``reference_metrics``:
+    that baseline's ``episode_metrics`` on the very same episode (docs/envs/index.md).
+
 
     ## Arguments
 
@@ -191,6 +198,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | observe_params         | False            | append the scenario's parameters to the observation          |
     | invalid_action         | "fallback"       | select mode, masked actions: "fallback", "penalty", "raise"  |
     | invalid_action_penalty | 1.0              | subtracted from the reward of an invalid step ("penalty")    |
+    | reference              | None             | baseline run on the same episode (Information)               |
+    | reward_scale           | 1.0              | rewards x this number > 0, or "auto" (see Rewards)           |
 
     The defaults are the paper's Fig. 2 setting (k = 8, needs uniform on {1, 2, 4, 8},
     exponential sizes) at load 0.7.
@@ -210,6 +219,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     ## Version History
     - v0: initial version; ``invalid_action`` added later (its default, "fallback", changes no
       reward of a valid action; before it, masked select actions raised).
+    - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
