@@ -170,7 +170,8 @@ def test_the_batched_env_scales_rewards_and_refuses_reference(
 
 @pytest.mark.parametrize(("objective", "total"), [("slowdown", "total_slowdown"), ("flow_time", "total_flow_time")])
 def test_malleable_offline_reports_the_theorem_6_optimum(objective: str, total: str) -> None:
-    env_id, kwargs = "schedenv/Malleable-v0", {"n_jobs": 7, "objective": objective, "speedup": 0.6}
+    env_id = "schedenv/Malleable-v0"
+    kwargs: dict[str, Any] = {"n_jobs": 7, "objective": objective, "speedup": 0.6}
     env = gym.make(env_id, reference="hesrpt", **kwargs)
     _, _, info = play(env, "equi", env_id, 9)
     optimum = info["optimal_metrics"][total]

@@ -14,7 +14,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedenv.analysis.hesrpt import hesrpt_weighted_flow_time
+from schedenv.analysis.hesrpt import Weights, hesrpt_weighted_flow_time
 from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
 from schedenv.malleable.core import (
     ALLOCATION_MODES,
@@ -445,7 +445,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         """Theorem 6: the optimal total (and mean) objective of this offline episode's jobs."""
         assert isinstance(self.speedup, Power)
         sizes = self.params.sizes
-        total = hesrpt_weighted_flow_time(sizes, self.speedup.p, self.n_servers, self.objective)
+        weights: Weights = "slowdown" if self.objective == "slowdown" else "flow_time"
+        total = hesrpt_weighted_flow_time(sizes, self.speedup.p, self.n_servers, weights)
         if self.objective == "slowdown":
             return {"total_slowdown": total, "mean_slowdown": total / sizes.size}
         return {"total_flow_time": total, "mean_response_time": total / sizes.size}
