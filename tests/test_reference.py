@@ -184,3 +184,23 @@ def test_malleable_offline_reports_the_theorem_6_optimum(objective: str, total: 
     assert "optimal_metrics" not in online
     _, _, plain = play(gym.make(env_id, **kwargs), "equi", env_id, 9)
     assert "optimal_metrics" not in plain
+
+
+def test_multiserver_reports_the_srpt1_bound_below_every_policy() -> None:
+    env_id = "schedenv/MultiserverJob-v0"
+    kwargs: dict[str, Any] = {"n_arrivals": 150, "load": 0.9}
+    env = gym.make(env_id, reference="serverfilling-srpt", **kwargs)
+    means = {}
+    for name in ("fcfs", "serverfilling-srpt", "greedy-srpt"):
+        _, _, info = play(env, name, env_id, 6)
+        bound = info["bound_metrics"]["mean_response_time"]
+        means[name] = info["episode_metrics"]["mean_response_time"]
+        assert 0 < bound < means[name]
+    assert bound < info["reference_metrics"]["mean_response_time"] == pytest.approx(means["serverfilling-srpt"])
+    # Hand-worked: two jobs needing all k = 2 servers, durations 2 and 1, arriving at 0 and 0.5.
+    # SRPT-1 serves sizes 2 and 1: the second preempts at 0.5 and ends at 1.5, the first at 3.
+    two = gym.make(env_id, n_servers=2, server_needs=(2,), jobs=[(0.0, 2, 2.0), (0.5, 2, 1.0)], reference="fcfs")
+    _, _, info = play(two, "fcfs", env_id, 0)
+    assert info["bound_metrics"]["mean_response_time"] == pytest.approx((3.0 + 1.0) / 2)
+    assert info["episode_metrics"]["mean_response_time"] == pytest.approx((2.0 + 2.5) / 2)
+    assert "bound_metrics" not in play(gym.make(env_id, **kwargs), "fcfs", env_id, 6)[2]

@@ -190,7 +190,6 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     With ``reference`` (a baseline name of this env), the last step also has ``reference_metrics``:
     that baseline's ``episode_metrics`` on the very same episode (docs/envs/index.md).
 
-
     ## Arguments
 
     | argument               | default                   | meaning                                                |

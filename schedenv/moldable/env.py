@@ -194,7 +194,6 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     With ``reference`` (a baseline name of this env), the last step also has ``reference_metrics``:
     that baseline's ``episode_metrics`` on the very same episode (docs/envs/index.md).
 
-
     ## Arguments
 
     | argument         | default   | meaning                                                           |

@@ -20,6 +20,7 @@ from schedenv.multiserver.metrics import episode_metrics
 from schedenv.multiserver.packing import PACKINGS
 from schedenv.multiserver.render import render_servers, render_text
 from schedenv.multiserver.sim import MultiserverJobRecord, MultiserverParams, MultiserverState, StepOutcome
+from schedenv.multiserver.srpt1 import srpt1_mean_response_time
 from schedenv.multiserver.trace import is_swf, read_alibaba_gpu_trace, read_swf_jobs, scale_to_load
 from schedenv.multiserver.workload import (
     PARAMETERS,
@@ -176,7 +177,9 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     epochs with jobs outside the window).
     With ``reference`` (a baseline name of this env), the last step also has ``reference_metrics``:
     that baseline's ``episode_metrics`` on the very same episode (docs/envs/index.md).
-
+    It also has ``bound_metrics``: the mean response time of SRPT-1 on the episode's jobs (one
+    server of k servers' capacity serving s_j = k_j d_j / k by SRPT, Grosof et al. 2022, §4.1), a
+    lower bound on every policy's on the same arrivals.
 
     ## Arguments
 
@@ -570,6 +573,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
             self._reference.finish(info)
+            if self.reference is not None:
+                info["bound_metrics"] = self._bound_metrics()
         reward = (-outcome.accrued_objective - penalty if penalty else -outcome.accrued_objective) * self.reward_scale
         if self._display is not None:
             self.render()
@@ -607,6 +612,12 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if self.action_mode == "select":
             info["action_mask"] = self._mask.copy()
         return info
+
+    def _bound_metrics(self) -> dict[str, float]:
+        """SRPT-1 on this episode's jobs (Grosof et al. 2022, §4.1): a lower bound on any policy's mean."""
+        assert self._core is not None
+        params = self._core.params
+        return {"mean_response_time": srpt1_mean_response_time(params.arrival_times, params.sizes)}
 
     def _episode_metrics(self) -> dict[str, float]:
         core = self._core
