@@ -31,14 +31,15 @@ import numpy as np
 from schedenv.validation import check_positive
 
 RUNNER = "schedenv.fastpath.reference_run"
-"""The module that checks baseline names and runs them (``check_reference``, ``reference_metrics``,
+"""The module that builds and runs the baselines (``make_reference``, ``reference_metrics``,
 ``auto_reward_scale``)."""
 
 AUTO = "auto"
 
-AUTO_SCALE_SEEDS: tuple[int, ...] = tuple(range(2_000_000_000, 2_000_000_005))
-"""The episodes ``reward_scale="auto"`` measures the paper policy on: five seeds far from any
-training, validation or test range, so the scale depends on the scenario only."""
+AUTO_SCALE_SEEDS: tuple[int, ...] = tuple(range(2**40, 2**40 + 5))
+"""The episodes ``reward_scale="auto"`` measures the paper policy on: five seeds above every range
+of ``agents.protocol`` (its training seeds stay below 2**32), so the scale depends on the scenario
+only and never on an evaluation seed."""
 
 _NOT_FORWARDED = ("self", "reference", "reward_scale", "__class__")
 
@@ -73,7 +74,8 @@ class EpisodeReference:
         if "render_mode" in self.env_kwargs:
             self.env_kwargs["render_mode"] = None
         name = arguments.get("reference")
-        self.name: str | None = None if name is None else _runner().check_reference(env_id, name)
+        self._policy = None if name is None else _runner().make_reference(env_id, name)
+        self.name: str | None = None if name is None else str(name)
         """The reference baseline's name, or None."""
         scale = check_reward_scale(arguments.get("reward_scale", 1.0))
         self.reward_scale = _runner().auto_reward_scale(env_id, self.env_kwargs) if scale == AUTO else float(scale)
@@ -89,12 +91,12 @@ class EpisodeReference:
 
     def finish(self, info: dict[str, Any]) -> None:
         """Add ``reference_metrics`` to the terminal step's ``info`` (nothing without a reference)."""
-        if self.name is None:
+        if self._policy is None:
             return
         if self._generator is None:
             raise RuntimeError("EpisodeReference.finish before start; the env must call start in reset")
         info["reference_metrics"] = _runner().reference_metrics(
-            self.env_id, self.name, self._seed, self._generator, self.env_kwargs
+            self.env_id, self._policy, self._seed, self._generator, self.env_kwargs
         )
 
 

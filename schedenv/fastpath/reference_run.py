@@ -17,6 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 import baselines
+from baselines.base import Policy
 from schedenv.evaluation import play_episode
 from schedenv.fastpath import evaluate_fast, run_fast, supports
 from schedenv.reference import AUTO_SCALE_SEEDS
@@ -35,22 +36,31 @@ def check_reference(env_id: str, name: Any) -> str:
     raise ValueError(f"reference={name!r} is not allowed{where}; choose one of {allowed}{hint}")
 
 
+def make_reference(env_id: str, name: Any) -> Policy:
+    """The baseline ``name`` of ``env_id`` (checked by ``check_reference``), built once per env.
+
+    The env keeps it across episodes, so that what a baseline derives from the scenario alone (the
+    TAGS cutoffs, an optimisation) is computed once.
+    """
+    return baselines.make(check_reference(env_id, name))
+
+
 def reference_metrics(
-    env_id: str, name: str, seed: int | None, generator: np.random.Generator, env_kwargs: dict[str, Any]
+    env_id: str, policy: Policy, seed: int | None, generator: np.random.Generator, env_kwargs: dict[str, Any]
 ) -> dict[str, float]:
-    """The ``episode_metrics`` of baseline ``name`` on the episode ``gym.make(env_id, **env_kwargs)`` draws.
+    """The ``episode_metrics`` of ``policy`` on the episode ``gym.make(env_id, **env_kwargs)`` draws.
 
     ``seed``: the episode's reset seed (None after a reset without one); ``generator``: the env's
     generator right after that reset, before the workload was drawn from it.
     """
-    if seed is not None and supports(env_id, name, **env_kwargs):
-        return dict(run_fast(env_id, name, seed, chunk=MAX_JOBS, **env_kwargs).metrics)
+    if seed is not None and supports(env_id, policy, **env_kwargs):
+        return dict(run_fast(env_id, policy, seed, chunk=MAX_JOBS, **env_kwargs).metrics)
     env = gym.make(env_id, **env_kwargs)
     try:
         env.unwrapped.np_random = copy.deepcopy(generator)
         observation, _ = env.reset()
         label = -1 if seed is None else seed
-        return play_episode(env, baselines.make(name), observation, label, keep_records=False).metrics
+        return play_episode(env, policy, observation, label, keep_records=False).metrics
     finally:
         env.close()
 
@@ -72,4 +82,4 @@ def auto_reward_scale(env_id: str, env_kwargs: dict[str, Any]) -> float:
     return 1.0 / total
 
 
-__all__ = ["auto_reward_scale", "check_reference", "reference_metrics"]
+__all__ = ["auto_reward_scale", "check_reference", "make_reference", "reference_metrics"]
