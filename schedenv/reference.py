@@ -1,12 +1,13 @@
 """The env arguments ``reference`` and ``reward_scale``, shared by the four families (docs/envs/index.md).
 
-- ``reference=<baseline name>``: at the end of every episode, ``info["reference_metrics"]`` holds
+- ``reference=<baseline name>``: on the step that terminates an episode, ``info["reference_metrics"]`` holds
   that baseline's ``episode_metrics`` on the very same episode (same seed, same jobs, same
   arrivals), so per-episode ratios, regret rewards and optimality gaps need no second pass. The
   baseline runs on the compiled fast path when it has one for the env's configuration (as
   ``schedenv.fastpath.evaluate_fast`` chooses), else through a private copy of the env; either way
   the numbers are those of ``schedenv.evaluation.evaluate`` on the same seed. The agent's own
-  episode (observations, rewards, random draws) is untouched.
+  episode (observations, rewards, random draws) is untouched. Where a paper gives an optimum or a
+  bound, the env adds it beside (Malleable's ``optimal_metrics``, MultiserverJob's ``bound_metrics``).
 - ``reward_scale``: every reward is multiplied by it, so the undiscounted return is minus the
   episode's total objective (and penalties) times the scale; ``episode_metrics`` are never scaled.
   ``1.0`` (the default) keeps the rewards in the objective's units; ``"auto"`` is one over the

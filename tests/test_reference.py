@@ -204,3 +204,17 @@ def test_multiserver_reports_the_srpt1_bound_below_every_policy() -> None:
     assert info["bound_metrics"]["mean_response_time"] == pytest.approx((3.0 + 1.0) / 2)
     assert info["episode_metrics"]["mean_response_time"] == pytest.approx((2.0 + 2.5) / 2)
     assert "bound_metrics" not in play(gym.make(env_id, **kwargs), "fcfs", env_id, 6)[2]
+
+
+@pytest.mark.parametrize(("env_id", "paper", "agent", "kwargs", "objective"), FAMILIES[::2], ids=IDS[::2])
+def test_the_fast_path_scales_its_return_as_the_env(
+    env_id: str, paper: str, agent: str, kwargs: dict[str, Any], objective: str
+) -> None:
+    from schedenv.fastpath import evaluate_fast, supports
+
+    assert supports(env_id, paper, **kwargs)
+    fast = evaluate_fast(env_id, paper, [1, 2], reward_scale=0.01, **kwargs)
+    slow = evaluate(env_id, paper, [1, 2], keep_records=False, reward_scale=0.01, **kwargs)
+    unscaled = evaluate_fast(env_id, paper, [1, 2], **kwargs)
+    np.testing.assert_allclose(fast.values("return"), slow.values("return"), rtol=1e-9)
+    np.testing.assert_allclose(fast.values("return"), unscaled.values("return") * 0.01, rtol=1e-15)
