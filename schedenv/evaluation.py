@@ -111,6 +111,16 @@ def run_episode(env: gym.Env, contender: Contender, seed: int, *, keep_records: 
     because the metrics of a cut episode are not those of the workload.
     """
     observation, _ = env.reset(seed=int(seed))
+    return play_episode(env, contender, observation, int(seed), keep_records=keep_records)
+
+
+def play_episode(
+    env: gym.Env, contender: Contender, observation: Any, seed: int, *, keep_records: bool = True
+) -> EpisodeResult:
+    """Play ``contender`` from ``observation``, that of ``env``'s reset just done, to the episode's end.
+
+    ``seed`` labels the result and the error of a truncated episode; ``run_episode`` documents the rest.
+    """
     contender.reset(env)
     records: list[JobRecord] = []
     episode_return, n_steps = 0.0, 0

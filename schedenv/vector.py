@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import gymnasium as gym
 import numpy as np
@@ -76,7 +76,8 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
         """Copy count, autoreset mode and spaces from one single env ``make_env(**kwargs)``, returned.
 
         The single env (the template the batch reads its parameters from) checks every argument;
-        ``render_mode`` is refused, as the batched envs do not render.
+        ``render_mode`` is refused, as the batched envs do not render, and so is ``reference`` (its run is
+        the single env's); ``reward_scale`` is the template's, which ``step`` applies to the rewards.
         """
         self.num_envs = check_int("num_envs", num_envs)
         value = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
@@ -84,6 +85,11 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
         self.metadata = {"autoreset_mode": mode, "render_modes": []}
         if kwargs.get("render_mode") is not None:
             raise ValueError(f"render_mode={kwargs['render_mode']!r} is not supported by the batched env; use None")
+        if kwargs.get("reference") is not None:
+            raise ValueError(
+                f"reference={kwargs['reference']!r} is not supported by the batched env yet; use the single env "
+                "(gym.make) or schedenv.fastpath.evaluate_fast for the reference's metrics"
+            )
         self.template = template = make_env(**kwargs)
         self.spec = None
         self.single_observation_space = template.observation_space
@@ -148,6 +154,7 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
         rewards, terminated = self._step_rows(actions, np.flatnonzero(~self._autoreset))
         rewards, terminated = np.array(rewards, dtype=np.float64), np.array(terminated, dtype=np.bool_)
         rewards[resetting], terminated[resetting] = 0.0, False
+        rewards *= cast(Any, self.template).reward_scale  # as the single env scales its reward (``reward_scale``)
         ended = np.flatnonzero(terminated)
         info: dict[str, Any] = {}
         if ended.size:

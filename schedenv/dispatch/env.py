@@ -29,6 +29,7 @@ from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
 from schedenv.dispatch.workload import default_size_dist, parse_jobs
 from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
+from schedenv.reference import EpisodeReference
 from schedenv.validation import (
     MAX_JOBS,
     MAX_SERVERS,
@@ -163,6 +164,10 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     (``"waiting_slowdown"``) settled at each completion. The undiscounted return is exactly minus
     the episode's sum of T, T - x, T / x or (T - x) / x.
 
+    Every reward (penalties included) is multiplied by ``reward_scale`` (1.0 by default; ``"auto"``
+    makes the paper policy's return about -1 in this scenario, docs/envs/index.md); so is the return,
+    while ``episode_metrics`` are never scaled.
+
     ## Starting State
     ``n_arrivals`` Poisson arrivals at rate lambda = load * h / E[X] (the paper's footnote 2),
     sizes from ``size_dist``, drawn at ``reset`` from the seed (gaps first, then sizes), so every
@@ -182,6 +187,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     wasted_work_fraction, kills_per_job, mean_slowdown_final_host_i (the paper's fairness classes),
     mean_slowdown_size_class_c (c = 0..4, sizes split at the workload's 0.5, 0.9, 0.99 and 0.999
     quantiles; ``nan`` when empty), makespan, n_completed. The key set is fixed per env.
+    With ``reference`` (a baseline name of this env), the last step also has ``reference_metrics``:
+    that baseline's ``episode_metrics`` on the very same episode (docs/envs/index.md).
 
     ## Arguments
 
@@ -200,6 +207,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     | invalid_action         | "fallback"                | "raise", "fallback" or "penalty" (see Action Space)    |
     | invalid_action_penalty | 1.0                       | subtracted from a masked action's reward ("penalty")   |
     | observe_params         | False                     | append the scenario's parameters to the observation    |
+    | reference              | None                      | baseline run on the same episode (Information)         |
+    | reward_scale           | 1.0                       | rewards x this number > 0, or "auto" (see Rewards)     |
 
     >>> import gymnasium as gym, schedenv
     >>> env = gym.make("schedenv/Dispatch-v0", jobs=[(0.0, 5.0), (1.0, 2.0)], time_limits=[3.0])
@@ -213,6 +222,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     - v0: initial version. Later additions that leave every trajectory of valid actions unchanged:
       ``invalid_action`` (masked actions fall back by default instead of raising), ``observe_params``,
       and the compiled core.
+    - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
@@ -232,7 +242,10 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         invalid_action: str = "fallback",
         invalid_action_penalty: float = 1.0,
         observe_params: bool = False,
+        reference: str | None = None,
+        reward_scale: float | str = 1.0,
     ) -> None:
+        arguments = dict(locals())  # before any other statement: the reference run rebuilds the env from them
         self.n_hosts = check_int("n_hosts", n_hosts, maximum=MAX_SERVERS)
         self.load = check_positive("load", load)
         if self.load >= 1:
@@ -290,9 +303,16 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self._masks.flags.writeable = False
         self._core: FastCore | None = None
 
+        self._reference = EpisodeReference("schedenv/Dispatch-v0", arguments)
+        self.reference = self._reference.name
+        """The ``reference`` baseline's name, or None (see Information)."""
+        self.reward_scale = self._reference.reward_scale
+        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
+        self._reference.start(seed, self.np_random)
         if self.jobs is not None:
             arrivals, sizes = self.jobs
         else:
@@ -312,12 +332,13 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         info = self._info(core, outcome.completed, invalid)
         if core.done:
             info["episode_metrics"] = core.metrics()
+            self._reference.finish(info)
         reward = -outcome.accrued
         if invalid and self.invalid_action == "penalty":
             reward -= self.invalid_action_penalty
         if self._display is not None:
             self.render()
-        return core.observation(), reward, core.done, False, info
+        return core.observation(), reward * self.reward_scale, core.done, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:

@@ -100,23 +100,27 @@ def run_fast(
     if chunk < 1:
         raise ValueError(f"chunk={chunk!r} is not allowed; it must be a positive number of jobs")
     env = gym.make(env_id, **env_kwargs)
+    run: FastRun
     try:
         if env_id == MOLDABLE:  # the env's exact job set and decisions; ``chunk`` does not apply
-            return moldable_fastpath.run(env.unwrapped, _policy_object(policy), seed, keep_completions=keep_completions)
-        if env_id == DISPATCH:
-            return dispatch_fastpath.run(
+            run = moldable_fastpath.run(env.unwrapped, _policy_object(policy), seed, keep_completions=keep_completions)
+        elif env_id == DISPATCH:
+            run = dispatch_fastpath.run(
                 env.unwrapped, _policy_object(policy), seed, chunk=chunk, keep_completions=keep_completions
             )
-        return malleable_fastpath.run(
-            env.unwrapped,
-            _policy_object(policy),
-            seed,
-            emulate_env=emulate_env,
-            chunk=chunk,
-            keep_completions=keep_completions,
-        )
+        else:
+            run = malleable_fastpath.run(
+                env.unwrapped,
+                _policy_object(policy),
+                seed,
+                emulate_env=emulate_env,
+                chunk=chunk,
+                keep_completions=keep_completions,
+            )
     finally:
         env.close()
+    run.episode_return *= env.get_wrapper_attr("reward_scale")  # as the env's rewards (docs/envs/index.md)
+    return run
 
 
 def evaluate_fast(env_id: str, contender: Any, seeds: Iterable[int], **env_kwargs: Any) -> EvaluationResult:

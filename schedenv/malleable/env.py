@@ -14,6 +14,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from schedenv.analysis.hesrpt import Weights, hesrpt_weighted_flow_time
 from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
 from schedenv.malleable.core import (
     ACTION_MODES,
@@ -34,6 +35,7 @@ from schedenv.malleable.render import render_allocation, render_text
 from schedenv.malleable.sim import MalleableParams, MalleableState
 from schedenv.malleable.workload import parse_jobs
 from schedenv.records import JobRecord
+from schedenv.reference import EpisodeReference
 from schedenv.validation import (
     MAX_JOBS,
     MAX_WINDOW,
@@ -134,6 +136,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     ``"slowdown"`` (Corollary 1). The undiscounted return is exactly minus the episode's total
     flow time, or total slowdown sum_i T_i / (x_i / s(N)).
 
+    Every reward is multiplied by ``reward_scale`` (1.0 by default; ``"auto"``
+    makes the paper policy's return about -1 in this scenario, docs/envs/index.md); so is the return,
+    while ``episode_metrics`` are never scaled.
+
     ## Starting State
     With ``p_range`` the episode's p is drawn first from the reset's generator (then the workload,
     whose online arrival rate depends on s(N) = N^p); every contender sees the same p for a seed.
@@ -155,6 +161,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     end, ``episode_metrics``: mean_response_time (mean flow time), mean_slowdown, total_flow_time,
     total_slowdown, makespan, n_completed, overflow_fraction (the fraction of decision epochs with
     jobs outside the window).
+    With ``reference`` (a baseline name of this env), the last step also has ``reference_metrics``:
+    that baseline's ``episode_metrics`` on the very same episode (docs/envs/index.md).
+    Offline with s(k) = k^p, it also has ``optimal_metrics``: the optimal total and mean of the
+    objective for the episode's jobs (Theorem 6), a bound no policy beats.
 
     ## Arguments
 
@@ -175,6 +185,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     | observe_params | False             | append p, load, objective, log N (see Observation Space)               |
     | p_range        | None              | (lo, hi): p ~ U[lo, hi) drawn at every reset; replaces ``speedup``'s p |
     | action_mode    | "weights"         | "weights", "log" or "residual" (see Action Space)                      |
+    | reference      | None              | a baseline name: its metrics on the same episode (Information)         |
+    | reward_scale   | 1.0               | rewards x this number > 0, or "auto" (see Rewards)                     |
 
     >>> import gymnasium as gym, schedenv
     >>> env = gym.make("schedenv/Malleable-v0", jobs=[1.0, 1.0], n_servers=10.0, speedup=0.5,
@@ -189,6 +201,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     ## Version History
     - v0: initial version; ``allocation``, ``observe_params``, ``p_range`` and ``info["invalid_action"]``
       added later (defaults unchanged).
+    - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
@@ -210,7 +223,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         observe_params: bool = False,
         p_range: tuple[float, float] | None = None,
         action_mode: str = "weights",
+        reference: str | None = None,
+        reward_scale: float | str = 1.0,
     ) -> None:
+        arguments = dict(locals())  # before any other statement: the reference run rebuilds the env from them
         self.mode = check_choice("mode", mode, ("offline", "online"))
         self.objective = check_choice("objective", objective, ("slowdown", "flow_time"))
         self.n_servers = check_scale("n_servers", n_servers)
@@ -264,6 +280,12 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self._history: list[tuple[float, float, np.ndarray, np.ndarray]] = []
         self._params_observed: np.ndarray | None = None
 
+        self._reference = EpisodeReference("schedenv/Malleable-v0", arguments)
+        self.reference = self._reference.name
+        """The ``reference`` baseline's name, or None (see Information)."""
+        self.reward_scale = self._reference.reward_scale
+        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+
     def _online_arrivals(self) -> PoissonArrivals:
         mean = self.size_dist.mean
         if not math.isfinite(mean):
@@ -288,6 +310,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
+        self._reference.start(seed, self.np_random)
         arrival_times, sizes = self._draw_episode()
         self._params = MalleableParams(self.n_servers, self.speedup, self.objective, arrival_times, sizes)
         # The compiled core covers s(k) = k^p; other speedups run on the reference simulator.
@@ -315,9 +338,12 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         info = self._info(outcome.completed)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
+            self._reference.finish(info)
+            if self.reference is not None and self.mode == "offline" and isinstance(self.speedup, Power):
+                info["optimal_metrics"] = self._optimal_metrics()
         if self._display is not None:
             self.render()
-        return self._observation(), -outcome.accrued_objective, terminated, False, info
+        return self._observation(), -outcome.accrued_objective * self.reward_scale, terminated, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:
@@ -469,6 +495,16 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             "completed": completed,
             "invalid_action": False,
         }
+
+    def _optimal_metrics(self) -> dict[str, float]:
+        """Theorem 6: the optimal total (and mean) objective of this offline episode's jobs."""
+        assert isinstance(self.speedup, Power)
+        sizes = self.params.sizes
+        weights: Weights = "slowdown" if self.objective == "slowdown" else "flow_time"
+        total = hesrpt_weighted_flow_time(sizes, self.speedup.p, self.n_servers, weights)
+        if self.objective == "slowdown":
+            return {"total_slowdown": total, "mean_slowdown": total / sizes.size}
+        return {"total_flow_time": total, "mean_response_time": total / sizes.size}
 
     def _episode_metrics(self) -> dict[str, float]:
         return episode_metrics(self._records, self._require_core().time, self._overflow_epochs, self._epochs)

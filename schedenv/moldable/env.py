@@ -34,6 +34,7 @@ from schedenv.moldable.metrics import episode_metrics
 from schedenv.moldable.render import render_gantt, render_text
 from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 from schedenv.moldable.workload import LOADS, CirneWorkload, MoldableJobSet, parse_jobs, trace_jobs
+from schedenv.reference import EpisodeReference
 from schedenv.traces import SWFTrace, read_replay, replay_jobs
 from schedenv.validation import (
     MAX_JOBS,
@@ -168,6 +169,10 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     The undiscounted return is exactly minus the sum of the jobs' turnaround times, i.e.
     ``-n_jobs * ATT``.
 
+    Every reward (penalties included) is multiplied by ``reward_scale`` (1.0 by default; ``"auto"``
+    makes the paper policy's return about -1 in this scenario, docs/envs/index.md); so is the return,
+    while ``episode_metrics`` are never scaled.
+
     ## Starting State
     The job set is drawn at ``reset`` from the seed (or fixed by ``jobs`` / ``trace``); the env
     starts at the first arrival. Same seed, same jobs, for every contender.
@@ -186,6 +191,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     runtime, also mean_runtime), mean_slowdown, utilisation (the paper's U, §6.1.4: sum procs x
     runtime / (m (last completion - first submit))), makespan, n_completed, overflow_fraction
     (fraction of decision epochs with queued jobs outside the window).
+    With ``reference`` (a baseline name of this env), the last step also has ``reference_metrics``:
+    that baseline's ``episode_metrics`` on the very same episode (docs/envs/index.md).
 
     ## Arguments
 
@@ -206,6 +213,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     | invalid_action_penalty | 1.0 | subtracted from the reward of a masked action's step ("penalty")  |
     | observe_params   | False     | append the scenario parameters to the observation                 |
     | render_mode      | None      | "ansi", "rgb_array" or "human" (pygame)                           |
+    | reference        | None      | a baseline name: its metrics on the same episode (Information)    |
+    | reward_scale     | 1.0       | rewards x this number > 0, or "auto" (see Rewards)                |
 
     The paper's Table 1 example (3 jobs, 3 processors):
 
@@ -227,6 +236,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
       profile appended to the observation, ``invalid_action`` (masked actions fall back by
       default instead of raising), all-ones masks after the last step, ``action_mode``,
       ``observe_params``, ``max_running`` and the batched env (``vector.py``).
+    - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
@@ -247,7 +257,10 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         invalid_action: str = "fallback",
         invalid_action_penalty: float = 1.0,
         observe_params: bool = False,
+        reference: str | None = None,
+        reward_scale: float | str = 1.0,
     ) -> None:
+        arguments = dict(locals())  # before any other statement: the reference run rebuilds the env from them
         if jobs is not None and trace is not None:
             raise ValueError("jobs and trace were both given; give one of them")
         self.render_mode = check_render_mode(render_mode)
@@ -307,9 +320,16 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         self._epochs = 0
         self._overflow_epochs = 0
 
+        self._reference = EpisodeReference("schedenv/Moldable-v0", arguments)
+        self.reference = self._reference.name
+        """The ``reference`` baseline's name, or None (see Information)."""
+        self.reward_scale = self._reference.reward_scale
+        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
+        self._reference.start(seed, self.np_random)
         if self.fixed_jobs is not None:
             job_set = self.fixed_jobs
         else:
@@ -342,12 +362,13 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         info = self._info(outcome.completed, invalid)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
+            self._reference.finish(info)
         reward = -outcome.accrued_objective
         if invalid and self.invalid_action == "penalty":
             reward -= self.invalid_action_penalty
         if self._display is not None:
             self.render()
-        return self._observation(), reward, terminated, False, info
+        return self._observation(), reward * self.reward_scale, terminated, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:

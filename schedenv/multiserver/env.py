@@ -20,6 +20,7 @@ from schedenv.multiserver.metrics import episode_metrics
 from schedenv.multiserver.packing import PACKINGS
 from schedenv.multiserver.render import render_servers, render_text
 from schedenv.multiserver.sim import MultiserverJobRecord, MultiserverParams, MultiserverState, StepOutcome
+from schedenv.multiserver.srpt1 import srpt1_mean_response_time
 from schedenv.multiserver.trace import is_swf, read_alibaba_gpu_trace, read_swf_jobs, scale_to_load
 from schedenv.multiserver.workload import (
     PARAMETERS,
@@ -30,6 +31,7 @@ from schedenv.multiserver.workload import (
     parse_server_needs,
     scenario_parameters,
 )
+from schedenv.reference import EpisodeReference
 from schedenv.validation import (
     MAX_JOBS,
     MAX_SERVERS,
@@ -143,6 +145,10 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     steps that do not commit earn 0. The undiscounted return is exactly minus the total
     response time of the episode's jobs.
 
+    Every reward (penalties included) is multiplied by ``reward_scale`` (1.0 by default; ``"auto"``
+    makes the paper policy's return about -1 in this scenario, docs/envs/index.md); so is the return,
+    while ``episode_metrics`` are never scaled.
+
     ## Starting State
     Online (default): ``n_arrivals`` Poisson arrivals at rate lambda = load / E[S], so that
     ``load`` is rho = lambda E[S] (§3.1); the episode starts at the first arrival. Needs are drawn
@@ -169,6 +175,11 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     ``episode_metrics``: mean_response_time, mean_slowdown, mean_waiting_time, utilisation,
     mean_number_in_system, total_flow_time, makespan, n_completed, overflow_fraction (fraction of
     epochs with jobs outside the window).
+    With ``reference`` (a baseline name of this env), the last step also has ``reference_metrics``:
+    that baseline's ``episode_metrics`` on the very same episode (docs/envs/index.md).
+    It also has ``bound_metrics``: the mean response time of SRPT-1 on the episode's jobs (one
+    server of k servers' capacity serving s_j = k_j d_j / k by SRPT, Grosof et al. 2022, §4.1), a
+    lower bound on every policy's on the same arrivals.
 
     ## Arguments
 
@@ -190,6 +201,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | observe_params         | False            | append the scenario's parameters to the observation          |
     | invalid_action         | "fallback"       | select mode, masked actions: "fallback", "penalty", "raise"  |
     | invalid_action_penalty | 1.0              | subtracted from the reward of an invalid step ("penalty")    |
+    | reference              | None             | baseline run on the same episode (Information)               |
+    | reward_scale           | 1.0              | rewards x this number > 0, or "auto" (see Rewards)           |
 
     The defaults are the paper's Fig. 2 setting (k = 8, needs uniform on {1, 2, 4, 8},
     exponential sizes) at load 0.7.
@@ -209,6 +222,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     ## Version History
     - v0: initial version; ``invalid_action`` added later (its default, "fallback", changes no
       reward of a valid action; before it, masked select actions raised).
+    - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
@@ -231,7 +245,10 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         invalid_action: str = "fallback",
         invalid_action_penalty: float = 1.0,
         observe_params: bool = False,
+        reference: str | None = None,
+        reward_scale: float | str = 1.0,
     ) -> None:
+        arguments = dict(locals())  # before any other statement: the reference run rebuilds the env from them
         self.n_servers = check_int("n_servers", n_servers, maximum=MAX_SERVERS)
         self.action_mode = check_choice("action_mode", action_mode, ("select", "priority"))
         self.packing = check_choice("packing", packing, PACKINGS)
@@ -318,9 +335,16 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if observe_params:
             self._obs[length:] = self.scenario_parameters()
 
+        self._reference = EpisodeReference("schedenv/MultiserverJob-v0", arguments)
+        self.reference = self._reference.name
+        """The ``reference`` baseline's name, or None (see Information)."""
+        self.reward_scale = self._reference.reward_scale
+        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
+        self._reference.start(seed, self.np_random)
         if self.jobs is not None:
             arrivals, needs, durations = self.jobs
         else:
@@ -375,7 +399,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         info = self._info([], invalid=invalid)
         if self._display is not None:
             self.render()
-        return self._obs.copy(), -penalty if penalty else 0.0, False, False, info
+        return self._obs.copy(), -penalty * self.reward_scale if penalty else 0.0, False, False, info
 
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:
@@ -548,7 +572,10 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         info = self._info(outcome.completed, outcome, invalid)
         if terminated:
             info["episode_metrics"] = self._episode_metrics()
-        reward = -outcome.accrued_objective - penalty if penalty else -outcome.accrued_objective
+            self._reference.finish(info)
+            if self.reference is not None:
+                info["bound_metrics"] = self._bound_metrics()
+        reward = (-outcome.accrued_objective - penalty if penalty else -outcome.accrued_objective) * self.reward_scale
         if self._display is not None:
             self.render()
         return self._obs.copy(), reward, terminated, False, info
@@ -585,6 +612,12 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if self.action_mode == "select":
             info["action_mask"] = self._mask.copy()
         return info
+
+    def _bound_metrics(self) -> dict[str, float]:
+        """SRPT-1 on this episode's jobs (Grosof et al. 2022, §4.1): a lower bound on any policy's mean."""
+        assert self._core is not None
+        params = self._core.params
+        return {"mean_response_time": srpt1_mean_response_time(params.arrival_times, params.sizes)}
 
     def _episode_metrics(self) -> dict[str, float]:
         core = self._core
