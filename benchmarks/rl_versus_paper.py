@@ -35,6 +35,7 @@ from agents.runs import read_evaluations, read_provenance
 from agents.sweep import run_folder, sweep
 from agents.train import CONFIG_DIR, resolve_config
 from schedenv.comparison import objective_metric
+from schedenv.dispatch.preset import BENCHMARK_TEST_SEEDS
 from schedenv.reporting import markdown_table, provenance
 from schedenv.stats import iqm_interval
 from schedenv.workloads import from_spec
@@ -49,13 +50,15 @@ class Preset:
     goal: str
     """"paper <= x" (ratio to the paper policy) or "best <= x" (ratio to the best baseline)."""
     threshold: float
+    test_episodes: int = 100
+    """Held-out test seeds 0 .. n - 1 (Dispatch: ``schedenv.dispatch.preset``, where every baseline is within ±10%)."""
 
 
 PRESETS = {
     "malleable-offline": Preset("malleable_ppo.yaml", 3_000_000, "paper", 1.01),
     "malleable-online": Preset("malleable_online_ppo.yaml", 8_000_000, "paper", 1.00),
     "multiserver": Preset("multiserverjob_maskable_ppo.yaml", 6_000_000, "paper", 1.05),
-    "dispatch": Preset("dispatch_maskable_ppo.yaml", 1_500_000, "best", 1.00),
+    "dispatch": Preset("dispatch_maskable_ppo.yaml", 1_500_000, "best", 1.00, BENCHMARK_TEST_SEEDS),
     "moldable": Preset("moldable_maskable_ppo.yaml", 4_200_000, "paper", 1.00),
 }
 TRAIN_SEEDS = (0, 1, 2)
@@ -66,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("preset", choices=sorted(PRESETS))
     parser.add_argument("--quick", action="store_true", help="1 training seed, 20k steps, 10 test seeds (smoke run)")
     parser.add_argument("--timesteps", type=int, default=None, help="training steps per seed (default: the preset's)")
-    parser.add_argument("--test-episodes", type=int, default=100, help="held-out test seeds 0 .. n-1")
+    parser.add_argument(
+        "--test-episodes", type=int, default=None, help="held-out test seeds 0 .. n-1 (default: the preset's)"
+    )
     parser.add_argument("--workers", type=int, default=2, help="training runs at once")
     parser.add_argument("--out", default="benchmarks/results", help="folder of the .md")
     parser.add_argument("--runs", default="runs", help="parent folder of the training runs")
@@ -74,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     preset = PRESETS[args.preset]
     seeds = TRAIN_SEEDS[:1] if args.quick else TRAIN_SEEDS
     timesteps = args.timesteps or (20_000 if args.quick else preset.timesteps)
-    episodes = 10 if args.quick else args.test_episodes
+    episodes = 10 if args.quick else (args.test_episodes or preset.test_episodes)
     config_path = str(CONFIG_DIR / preset.config)
     runs_dir = Path(args.runs) / f"rl_{args.preset}"
 
