@@ -9,8 +9,9 @@
 
 The protocol (``agents.protocol``): every preset trains 3 independent runs (training seeds 0, 1, 2,
 two at a time on the 2-core machine) with its shipped config in ``agents/configs`` on the native
-batched env; model selection uses validation seeds only; each final model then plays 100 held-out
-test seeds (0..99), never seen in training, beside every baseline of the env on the same seeds.
+batched env; model selection uses validation seeds only; each final model then plays the preset's
+held-out test seeds (0..99; Dispatch 0..8999, ``schedenv.dispatch.preset``), never seen in training,
+beside every baseline of the env on the same seeds.
 ``benchmarks/results/rl_<preset>.md`` reports, per training seed, the ratio of means to the paper
 policy and to the best baseline with paired bootstrap 95% intervals, and across the 3 runs the
 IQM of the per-episode ratios agent / paper policy with a 95% stratified bootstrap interval
