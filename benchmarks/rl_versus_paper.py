@@ -19,8 +19,9 @@ go to ``runs/rl_<preset>/report`` (never a committed file). With ``--publish`` t
 the tree must be clean (the results name its commit), the files go to ``benchmarks/results``
 (``rl_<preset>.json``, and the ``.md`` and ``.png`` generated from it by ``agents.results``), and one
 line is appended to ``benchmarks/results/ledger.jsonl``, so the ledger counts every look at the
-sealed seeds. The headline is the runs' ratio of means to the paper policy with its two-level
-bootstrap interval (``schedenv.stats.ratio_of_means``).
+sealed seeds (as many as the preset's ``test_episodes``: 100, and 9,000 for Dispatch, where every
+baseline's mean is then within ±10%, ``schedenv.dispatch.preset``). The headline is the runs' ratio of
+means to the paper policy with its two-level bootstrap interval (``schedenv.stats.ratio_of_means``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from agents.runs import read_evaluations, read_provenance
 from agents.sweep import run_folder, sweep
 from agents.train import CONFIG_DIR, TrainConfig, env_kwargs_objects, resolve_config
 from schedenv.comparison import objective_metric
+from schedenv.dispatch.preset import BENCHMARK_TEST_SEEDS
 from schedenv.fastpath import evaluate_fast
 from schedenv.leaderboard.record import git_state
 
@@ -59,6 +61,8 @@ class Preset:
     threshold: float
     elsewhere: tuple[dict[str, Any], ...]
     """Env kwargs merged over the training ones: the settings the trained runs are also scored at."""
+    test_episodes: int = 100
+    """Test seeds per setting (Dispatch: ``schedenv.dispatch.preset``, where every baseline is within ±10%)."""
 
     @property
     def path(self) -> Path:
@@ -75,7 +79,9 @@ PRESETS = {
     "malleable-offline": Preset("malleable_ppo.yaml", "paper", 1.01, ({"speedup": 0.3}, {"speedup": 0.7})),
     "malleable-online": Preset("malleable_online_ppo.yaml", "paper", 1.00, ({"load": 0.5}, {"load": 0.9})),
     "multiserver": Preset("multiserverjob_maskable_ppo.yaml", "paper", 1.05, ({"load": 0.6}, {"load": 0.9})),
-    "dispatch": Preset("dispatch_maskable_ppo.yaml", "best", 1.00, ({"load": 0.3}, {"load": 0.7})),
+    "dispatch": Preset(
+        "dispatch_maskable_ppo.yaml", "best", 1.00, ({"load": 0.3}, {"load": 0.7}), BENCHMARK_TEST_SEEDS
+    ),
     "moldable": Preset(
         "moldable_maskable_ppo.yaml", "paper", 1.00, ({"arrival_interval": "light"}, {"arrival_interval": "heavy"})
     ),
@@ -90,7 +96,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="2 training runs, 20k steps, 10 test seeds (smoke run)")
     parser.add_argument("--publish", action="store_true", help="sealed seeds, clean tree, benchmarks/results, ledger")
     parser.add_argument("--timesteps", type=int, default=None, help="training steps per run (default: the config's)")
-    parser.add_argument("--test-episodes", type=int, default=None, help="test seeds (default 100; --quick: 10)")
+    parser.add_argument(
+        "--test-episodes", type=int, default=None, help="test seeds (default: the preset's; --quick: 10)"
+    )
     parser.add_argument("--workers", type=int, default=2, help="training runs at once")
     parser.add_argument("--out", default=None, help="folder of the results (default: runs/rl_<preset>/report)")
     parser.add_argument("--runs", default="runs", help="parent folder of the training runs")
@@ -114,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--publish needs a clean tree: commit {commit} has uncommitted changes (git status)")
     seeds = QUICK_SEEDS if args.quick else TRAIN_SEEDS
     timesteps = args.timesteps or (20_000 if args.quick else preset.timesteps)
-    episodes = args.test_episodes or (10 if args.quick else 100)
+    episodes = args.test_episodes or (10 if args.quick else preset.test_episodes)
     split = "sealed" if args.publish else "test"
     test_seeds = split_seeds(split, episodes)
     out = Path(

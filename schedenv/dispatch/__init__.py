@@ -15,6 +15,7 @@ files listed above it (the ``family-layout`` contract of ``lint-imports``).
 ``vector.py``      the native batched env (``vector_entry_point``) over ``kernel.py``
 ``render.py``      text and rgb_array rendering
 ``records.py``     (family-specific) ``DispatchRecord`` and ``EpisodeTally``, shared by ``sim.py`` and ``metrics.py``
+``preset.py``      (family-specific) the benchmark preset's env arguments and test-seed count (constants only)
 =================  =============================================================================================
 
 Beside the folder: the baselines' Python rules in ``baselines/dispatch.py``, their compiled rules in

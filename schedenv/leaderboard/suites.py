@@ -20,6 +20,13 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import schedenv
+from schedenv.dispatch.preset import (
+    BENCHMARK_ALPHA,
+    BENCHMARK_HORIZON,
+    BENCHMARK_KWARGS,
+    BENCHMARK_TEST_SEEDS,
+    BENCHMARK_UPPER,
+)
 from schedenv.leaderboard.scenario import ALL, Claim, Scenario, seeds
 from schedenv.validation import check_choice
 
@@ -119,6 +126,15 @@ CENTRAL_QUEUE_IS_LWR = (
 )
 
 
+SIZES_HIDDEN = {
+    name: "needs job sizes (size_known=True); the preset, like the TAGS paper, hides them"
+    for name in ("least-work-remaining", "sita-e")
+}
+"""The dispatchers that cannot act in the benchmark preset."""
+QUICK_PRESET_SEEDS = 20
+"""Seeds of the preset in the quick suite (the demo): enough for TAGS below Random, not for ±10%."""
+
+
 def _tags_claims(alpha: float, load: float) -> tuple[Claim, ...]:
     """TAGS beats Random everywhere (Fig. 9); far below Central-Queue too for heavy tails at low load.
 
@@ -167,21 +183,49 @@ def _dispatch(
     )
 
 
+def dispatch_preset(n_seeds: int = BENCHMARK_TEST_SEEDS) -> Scenario:
+    """The Dispatch benchmark preset (``schedenv.dispatch.preset``): the RL comparison's env, sizes unknown.
+
+    With ``BENCHMARK_TEST_SEEDS`` seeds every baseline's mean slowdown is within ±10%
+    (``benchmarks/results/dispatch-convergence.md``); fewer seeds show the ordering only roughly.
+    Size-aware dispatchers (Least-Work-Remaining, SITA-E) cannot act here and are left out (``SIZES_HIDDEN``).
+    """
+    alpha, load, n_hosts = BENCHMARK_ALPHA, float(BENCHMARK_KWARGS["load"]), int(BENCHMARK_KWARGS["n_hosts"])
+    return Scenario(
+        family="dispatch",
+        env_id=DISPATCH,
+        name=f"preset-{n_seeds}seeds",
+        env_kwargs=dict(BENCHMARK_KWARGS),
+        seeds=seeds(n_seeds),
+        metric="mean_slowdown",
+        group="benchmark preset (sizes unknown)",
+        axis=("alpha", alpha),
+        description=(
+            f"the RL benchmark preset: {n_hosts} FCFS hosts, load {load:g}, Bounded Pareto (mean 3000, alpha "
+            f"{alpha:g}, upper {BENCHMARK_UPPER:g}), {BENCHMARK_HORIZON} arrivals, sizes unknown, {n_seeds} seeds"
+        ),
+        claims=_tags_claims(alpha, load),
+        exclude=SIZES_HIDDEN,
+    )
+
+
 def dispatch(suite: str) -> list[Scenario]:
-    """TAGS paper: slowdown against alpha at loads 0.3 / 0.5 / 0.7 (Figs. 6, 9), 4 hosts (Fig. 12).
+    """TAGS paper: slowdown against alpha at loads 0.3 / 0.5 / 0.7 (Figs. 6, 9), 4 hosts (Fig. 12); the preset.
 
     Sizes are Bounded Pareto with mean 3000 and upper bound 10^7, the paper's setting where
     simulations converge (§5.5, Fig. 15). ``size_known=True`` so that Least-Work-Remaining and SITA-E can
     run; it changes only what the dispatcher sees, and TAGS, Random and Central-Queue ignore sizes.
+    Every suite has the RL benchmark preset (``dispatch_preset``): the quick one on few seeds, the
+    others on the preset's test-seed count.
     """
     if suite == "quick":
-        return [_dispatch(alpha, 0.3, 2, 1000, 5) for alpha in (0.6, 1.1)]
+        return [_dispatch(0.6, 0.3, 2, 1000, 5), dispatch_preset(QUICK_PRESET_SEEDS)]
     if suite == "standard":
         two_hosts = [_dispatch(alpha, load, 2, 5000, 10) for load in (0.3, 0.5, 0.7) for alpha in (0.6, 0.8, 1.1, 1.5)]
-        return two_hosts + [_dispatch(alpha, 0.3, 4, 5000, 10) for alpha in (0.6, 1.1)]
+        return [*two_hosts, *(_dispatch(alpha, 0.3, 4, 5000, 10) for alpha in (0.6, 1.1)), dispatch_preset()]
     alphas = (0.4, 0.6, 0.8, 1.0, 1.2, 1.5, 2.0)
     two_hosts = [_dispatch(alpha, load, 2, 20000, 10) for load in (0.3, 0.5, 0.7) for alpha in alphas]
-    return two_hosts + [_dispatch(alpha, 0.3, 4, 20000, 10) for alpha in alphas]
+    return [*two_hosts, *(_dispatch(alpha, 0.3, 4, 20000, 10) for alpha in alphas), dispatch_preset()]
 
 
 # --------------------------------------------------------------------------- multiserver (ServerFilling-SRPT)
