@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
+from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
 from schedenv.moldable.core import (
     DEFAULT_MAX_RUNNING,
     GLOBAL_FEATURES,
@@ -205,7 +205,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     | invalid_action   | "fallback"| "raise", "fallback" or "penalty" (see Action Space)               |
     | invalid_action_penalty | 1.0 | subtracted from the reward of a masked action's step ("penalty")  |
     | observe_params   | False     | append the scenario parameters to the observation                 |
-    | render_mode      | None      | "ansi", "rgb_array" or "human" (pygame)                           |
+    | render_mode      | None      | "ansi", "rgb_array" or "human" (pygame window or stdout)          |
 
     The paper's Table 1 example (3 jobs, 3 processors):
 
@@ -251,7 +251,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         if jobs is not None and trace is not None:
             raise ValueError("jobs and trace were both given; give one of them")
         self.render_mode = check_render_mode(render_mode)
-        self._display = HumanWindow(self.metadata["render_fps"]) if self.render_mode == "human" else None
+        self._display = HumanDisplay(self.metadata["render_fps"]) if self.render_mode == "human" else None
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.max_running = check_int("max_running", max_running, minimum=0, maximum=MAX_WINDOW)
         self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
@@ -352,13 +352,12 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:
             return None
-        if self.render_mode == "ansi":
-            return render_text(self.state)
-        picture = render_gantt(self._records, self.state)
-        if self._display is not None:
-            self._display.show(picture)
-            return None
-        return picture
+        return rendered(
+            self.render_mode,
+            self._display,
+            lambda: render_text(self.state),
+            lambda: render_gantt(self._records, self.state),
+        )
 
     def close(self) -> None:
         if self._display is not None:
