@@ -4,7 +4,7 @@ The RL Zoo (``rl_zoo3.train``) reads one YAML file per algorithm, keyed by env i
 (``-conf agents/configs/zoo/ppo.yml``). Each entry here is the config ``schedenv train`` uses by
 default for that env id and algorithm (``agents/configs/<family>_<algo>.yaml``, see
 ``agents.train.family_config``), translated field by field, so that the two cannot drift:
-``tests/interop/test_rl_zoo.py`` checks the committed files against ``zoo_files()``.
+``tests/agents/test_zoo.py`` checks the committed files against ``zoo_files()``.
 
     python -m agents.zoo --out agents/configs/zoo      # rewrite the committed files after editing a config
 

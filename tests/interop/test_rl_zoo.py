@@ -55,4 +55,4 @@ def test_schedenv_evaluate_scores_the_zoo_run(zoo_run: Path) -> None:
         pytest.skip("this schedenv cannot load an RL Zoo run folder yet: `evaluate --agent` needs agents.sources")
     *_, evaluate = _commands()
     out = run_command(python_argv(evaluate), zoo_run, timeout=300).stdout
-    assert "hesrpt" in out.lower()  # the agent against the paper's policy
+    assert "schedenv/Malleable-v0" in out and "hesrpt" in out  # the agent against the paper's policy, on its env
