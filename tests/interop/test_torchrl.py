@@ -17,6 +17,20 @@ import schedenv
 from tests.interop.examples import run_example
 
 pytest.importorskip("torchrl", reason="TorchRL is not installed (pip install torchrl; in the dev extra)")
+from torchrl.envs import GymEnv  # after the skip: TorchRL is optional
+
+
+@pytest.mark.parametrize("env_id", schedenv.ENV_IDS)
+def test_frameskip_is_refused_in_the_words_torchrl_reads(env_id: str) -> None:
+    from torchrl.envs.libs.gym import ACCEPTED_TYPE_ERRORS  # what GymEnv looks for before dropping an argument
+
+    with pytest.raises(TypeError) as error:
+        gym.make(env_id, frameskip=1)
+    assert ACCEPTED_TYPE_ERRORS["frame_skip"] in str(error.value)
+    assert "it accepts [" in str(error.value)  # still the accepted names for a person reading it
+    env = GymEnv(env_id, frame_skip=3)
+    assert env.wrapper_frame_skip == 3  # TorchRL skips the frames itself
+    env.close()
 
 
 def test_gym_env_rollout_by_id_replays_exactly_in_gymnasium() -> None:
