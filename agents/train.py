@@ -165,6 +165,14 @@ def batched_on_policy_defaults(n_envs: int) -> dict[str, int]:
     return {**BATCHED_ON_POLICY, "batch_size": min(BATCHED_ON_POLICY["batch_size"], rollout)}
 
 
+def resolved_algo_kwargs(config: TrainConfig) -> dict[str, Any]:
+    """The algorithm's hyperparameters a run uses: ``config.algo_kwargs`` over, for PPO and MaskablePPO,
+    ``batched_on_policy_defaults``."""
+    if config.algo in ("ppo", "maskable_ppo"):
+        return {**batched_on_policy_defaults(config.n_envs), **config.algo_kwargs}
+    return dict(config.algo_kwargs)
+
+
 def field_docs() -> dict[str, str]:
     """Field name -> its one-line docstring (the comments of a written config)."""
     import ast
@@ -304,13 +312,11 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command
     probe = gym.make(config.env_id, **env_kwargs)
     try:
         algo = check_compatible(config.algo, probe, config.env_id)
-        policy_kwargs = _policy_kwargs(config, probe)
+        policy_kwargs = build_policy_kwargs(config, probe)
     finally:
         probe.close()
 
-    if config.algo in ("ppo", "maskable_ppo"):
-        defaults = batched_on_policy_defaults(config.n_envs)
-        config = dataclasses.replace(config, algo_kwargs={**defaults, **config.algo_kwargs})
+    config = dataclasses.replace(config, algo_kwargs=resolved_algo_kwargs(config))
     saved = checkpoints(run_dir) if resume else []
     if not resume and ((run_dir / MODEL).exists() or checkpoints(run_dir)):
         raise ValueError(f"{run_dir} already holds a training run; pass resume=True (--resume) or another --out")
@@ -422,7 +428,9 @@ def resume_config(out: str | Path, overrides: dict[str, Any]) -> TrainConfig:
     return TrainConfig(**{**saved, **overrides})
 
 
-def _policy_kwargs(config: TrainConfig, env: gym.Env) -> dict[str, Any]:
+def build_policy_kwargs(config: TrainConfig, env: gym.Env) -> dict[str, Any]:
+    """The policy arguments of ``config`` for ``env``: activation names as torch classes, and the "slots"
+    extractor with the slot layout of ``env`` (``agents.extractors``)."""
     kwargs = dict(config.policy_kwargs)
     if isinstance(kwargs.get("activation_fn"), str):
         name = kwargs["activation_fn"]

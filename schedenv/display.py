@@ -1,16 +1,19 @@
-"""``render_mode="human"``: an env's ``"rgb_array"`` picture shown in a pygame window.
+"""``render_mode="human"``: the env shown after every reset and step, in a window or as text.
 
 Gymnasium's ``make`` gives an env that lacks ``"human"`` its ``HumanRendering`` wrapper, which needs
 pygame and, without it, fails with a message that names neither ``render_mode`` nor the modes that
-work. The four envs therefore take ``"human"`` themselves: without pygame the constructor refuses it,
-naming the parameter, what it needs and what else is allowed; with pygame they do what
-``HumanRendering`` does, following Gymnasium's convention for the mode: the frame is drawn after every
-``reset`` and ``step`` (at most ``render_fps`` frames a second) and ``render()`` returns None.
+work. The four envs therefore take ``"human"`` themselves and follow Gymnasium's convention for the
+mode: the env is shown after every ``reset`` and ``step`` and ``render()`` returns None. With pygame
+installed they show the ``"rgb_array"`` picture in a window (at most ``render_fps`` frames a second, as
+``HumanRendering`` does); without it they print the ``"ansi"`` text to stdout, so that the mode works on
+a plain install (Gymnasium's ``check_env`` and RL Zoo's ``enjoy`` try every declared mode). See the
+"Rendering" section of docs/envs/index.md.
 """
 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,32 +21,48 @@ import numpy as np
 from schedenv.validation import check_choice
 
 RENDER_MODES: tuple[str, ...] = ("ansi", "rgb_array", "human")
-"""Every env's render modes: text, a picture as an RGB array, the picture in a window."""
+"""Every env's render modes: text, a picture as an RGB array, the env shown after every reset and step."""
 
 
 def check_render_mode(render_mode: Any) -> str | None:
-    """``render_mode`` if it is None or one of ``RENDER_MODES`` whose needs are installed, else a ValueError."""
+    """``render_mode`` if it is None or one of ``RENDER_MODES``, else a ValueError naming them."""
     if render_mode is None:
         return None
-    mode = check_choice("render_mode", render_mode, RENDER_MODES)
-    if mode == "human" and importlib.util.find_spec("pygame") is None:
-        raise ValueError(
-            "render_mode='human' is not allowed here: it shows the 'rgb_array' picture in a pygame window, and "
-            "pygame is not installed (pip install pygame); or choose render_mode='ansi' (the state as text) or "
-            "'rgb_array' (the picture as an array)"
-        )
-    return mode
+    return check_choice("render_mode", render_mode, RENDER_MODES)
 
 
-class HumanWindow:
-    """A pygame window showing RGB frames, at most ``fps`` a second (as Gymnasium's ``HumanRendering``)."""
+def rendered(
+    mode: str, display: HumanDisplay | None, text: Callable[[], str], picture: Callable[[], np.ndarray]
+) -> Any:
+    """What ``env.render()`` returns in ``mode``: the text, the picture, or None once ``display`` showed it.
+
+    ``text`` and ``picture`` draw the env's current state; only the one the mode needs is called.
+    """
+    if display is not None:
+        display.show(text, picture)
+        return None
+    return text() if mode == "ansi" else picture()
+
+
+class HumanDisplay:
+    """``render_mode="human"``: a pygame window showing RGB frames, at most ``fps`` a second (as Gymnasium's
+    ``HumanRendering``), or the text printed to stdout when pygame is not installed."""
 
     def __init__(self, fps: int) -> None:
         self.fps = fps
+        self.window = importlib.util.find_spec("pygame") is not None
+        """True: frames go to a pygame window; False: text goes to stdout."""
         self._screen: Any = None
         self._clock: Any = None
 
-    def show(self, frame: np.ndarray) -> None:
+    def show(self, text: Callable[[], str], picture: Callable[[], np.ndarray]) -> None:
+        """Show the env: ``picture()`` in the window, or ``text()`` on stdout followed by a blank line."""
+        if self.window:
+            self._draw(picture())
+        else:
+            print(text(), end="\n\n", flush=True)
+
+    def _draw(self, frame: np.ndarray) -> None:
         """Draw ``frame`` (height x width x 3, uint8), opening or resizing the window to fit it."""
         import pygame
 
@@ -69,4 +88,4 @@ class HumanWindow:
 
     def __getstate__(self) -> dict[str, Any]:
         # a copy (pickle, deepcopy) opens its own window when it first shows a frame
-        return {"fps": self.fps, "_screen": None, "_clock": None}
+        return {"fps": self.fps, "window": self.window, "_screen": None, "_clock": None}

@@ -18,7 +18,13 @@ import numpy as np
 
 class UnknownArgumentError(TypeError, ValueError):
     """An argument the callee does not take: a TypeError like Python's own, and a ValueError so that
-    whatever catches bad configuration (the command line, a sweep) catches it as well."""
+    whatever catches bad configuration (the command line, a sweep) catches it as well.
+
+    Its message begins as Python's own does (``MalleableEnv.__init__() got an unexpected keyword
+    argument 'frameskip'``), because libraries that pass optional Gymnasium arguments to every env
+    read it to drop them: TorchRL's ``GymEnv`` passes ``frameskip`` and, on that message, takes it out
+    and skips frames itself (see the TorchRL page of the docs, docs/interop/torchrl.md).
+    """
 
 
 EnvClass = TypeVar("EnvClass", bound=type)
@@ -40,8 +46,8 @@ def reject_unknown_kwargs(cls: EnvClass) -> EnvClass:
         if unknown:
             name, names = unknown[0], list(accepted or ())
             raise UnknownArgumentError(
-                f"{klass.__name__} got an unknown argument {name}={kwargs[name]!r}{suggest(name, names)}; "
-                f"it accepts {names}"
+                f"{klass.__name__}.__init__() got an unexpected keyword argument {name!r} "
+                f"({name}={kwargs[name]!r}){suggest(name, names)}; it accepts {names}"
             )
         return object.__new__(klass)
 

@@ -54,7 +54,7 @@ def _accepted(env_id: str) -> list[str]:
 def env_arguments(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     env_id = draw(st.sampled_from(schedenv.ENV_IDS))
     names = draw(st.lists(st.sampled_from([*_accepted(env_id), "bogus_arg"]), min_size=1, max_size=2, unique=True))
-    # Gymnasium's make() reads render_mode itself (a non-string fails there, "human" needs pygame)
+    # Gymnasium's make() reads render_mode itself (a non-string fails there)
     return env_id, {name: draw(st.sampled_from(RENDER_MODES) if name == "render_mode" else VALUES) for name in names}
 
 

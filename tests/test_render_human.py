@@ -1,4 +1,5 @@
-"""``render_mode="human"`` (``schedenv.display``): a clear error without pygame, the picture in a window with it.
+"""``render_mode="human"`` (``schedenv.display``): the ``"ansi"`` text on stdout without pygame, the picture in a
+window with it.
 
 pygame is not a dependency, so the window is checked against a stand-in module that records what it is
 asked to draw: after every reset and step the env shows exactly the frame ``render_mode="rgb_array"``
@@ -20,15 +21,27 @@ import schedenv
 
 
 @pytest.mark.parametrize("env_id", schedenv.ENV_IDS)
-def test_human_without_pygame_names_render_mode_and_the_modes_that_work(
-    env_id: str, monkeypatch: pytest.MonkeyPatch
+def test_human_without_pygame_prints_the_ansi_text_after_every_reset_and_step(
+    env_id: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setitem(sys.modules, "pygame", None)  # what importlib finds when pygame is not installed
-    with pytest.raises(ValueError) as error:
-        gym.make(env_id, render_mode="human")
-    message = str(error.value)
-    assert "render_mode='human' is not allowed" in message and "pip install pygame" in message
-    assert "'ansi'" in message and "'rgb_array'" in message
+    human = gym.make(env_id, render_mode="human")
+    text = gym.make(env_id, render_mode="ansi")
+    expected = []
+    for env in (human, text):
+        env.reset(seed=5)
+    human.action_space.seed(5)
+    expected.append(text.render())
+    for _ in range(3):
+        action = human.action_space.sample()
+        human.step(action)
+        text.step(action)
+        expected.append(text.render())
+    assert human.render() is None  # Gymnasium's human convention: render() shows and returns nothing
+    expected.append(expected[-1])
+    assert capsys.readouterr().out == "".join(f"{frame}\n\n" for frame in expected)
+    assert len(set(expected)) > 1  # the text follows the episode
+    human.close()
 
 
 class _Screen:
@@ -44,7 +57,7 @@ class _Screen:
 
 
 def _fake_pygame(shown: list[np.ndarray], events: list[str]) -> types.ModuleType:
-    """Just what ``HumanWindow`` calls; frames blitted go to ``shown``, the other calls to ``events``."""
+    """Just what ``HumanDisplay`` calls; frames blitted go to ``shown``, the other calls to ``events``."""
     pygame: Any = types.ModuleType("pygame")
     pygame.__spec__ = importlib.machinery.ModuleSpec("pygame", None)
     pygame.init = lambda: events.append("init")

@@ -28,7 +28,7 @@ from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
 from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
 from schedenv.dispatch.workload import default_size_dist, parse_jobs
-from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
+from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
 from schedenv.reference import EpisodeReference
 from schedenv.validation import (
     MAX_JOBS,
@@ -203,7 +203,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     | time_limits            | 4 per decade over sizes   | increasing kill limits; ``inf`` is appended            |
     | objective              | "slowdown"                | or "response_time", "waiting_time", "waiting_slowdown" |
     | max_jobs               | 4                         | K, window slots per queue                              |
-    | render_mode            | None                      | "ansi", "rgb_array" or "human" (pygame)                |
+    | render_mode            | None                      | "ansi", "rgb_array" or "human" (pygame window or stdout) |
     | invalid_action         | "fallback"                | "raise", "fallback" or "penalty" (see Action Space)    |
     | invalid_action_penalty | 1.0                       | subtracted from a masked action's reward ("penalty")   |
     | observe_params         | False                     | append the scenario's parameters to the observation    |
@@ -273,7 +273,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
         self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
         self.render_mode = check_render_mode(render_mode)
-        self._display = HumanWindow(self.metadata["render_fps"]) if self.render_mode == "human" else None
+        self._display = HumanDisplay(self.metadata["render_fps"]) if self.render_mode == "human" else None
         if self.jobs is None:
             check_stream_horizon(self.load, self.n_arrivals)
         self.arrival_process = PoissonArrivals.for_load(self.load, self.size_dist.mean, float(self.n_hosts))
@@ -343,13 +343,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:
             return None
-        if self.render_mode == "ansi":
-            return render_text(self._core.sim)
-        picture = render_queues(self._core.sim)
-        if self._display is not None:
-            self._display.show(picture)
-            return None
-        return picture
+        sim = self._core.sim
+        return rendered(self.render_mode, self._display, lambda: render_text(sim), lambda: render_queues(sim))
 
     def close(self) -> None:
         if self._display is not None:

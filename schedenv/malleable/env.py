@@ -15,7 +15,7 @@ import numpy as np
 from gymnasium import spaces
 
 from schedenv.analysis.hesrpt import Weights, hesrpt_weighted_flow_time
-from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
+from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
 from schedenv.malleable.core import (
     ACTION_MODES,
     ALLOCATION_MODES,
@@ -180,7 +180,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     | speedup        | 0.5               | p for s(k) = k^p, or a ``Speedup`` / callable                          |
     | objective      | "slowdown"        | "slowdown" or "flow_time"                                              |
     | max_jobs       | 16                | window size K                                                          |
-    | render_mode    | None              | "ansi", "rgb_array" or "human" (pygame)                                |
+    | render_mode    | None              | "ansi", "rgb_array" or "human" (pygame window or stdout)               |
     | allocation     | "normalized"      | "normalized" (every server busy) or "fractions" (see Action Space)     |
     | observe_params | False             | append p, load, objective, log N (see Observation Space)               |
     | p_range        | None              | (lo, hi): p ~ U[lo, hi) drawn at every reset; replaces ``speedup``'s p |
@@ -233,7 +233,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self.speedup = as_speedup(speedup, max_servers=self.n_servers)
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.render_mode = check_render_mode(render_mode)
-        self._display = HumanWindow(self.metadata["render_fps"]) if self.render_mode == "human" else None
+        self._display = HumanDisplay(self.metadata["render_fps"]) if self.render_mode == "human" else None
         if size_dist is not None and not isinstance(size_dist, Distribution):
             raise ValueError(f"size_dist={size_dist!r} is not allowed; it must be a schedenv.workloads.Distribution")
         self.size_dist = size_dist if size_dist is not None else Pareto(alpha=1.5)
@@ -348,13 +348,13 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:
             return None
-        if self.render_mode == "ansi":
-            return render_text(self._core.state, self._core.window, self.n_servers)
-        picture = render_allocation(self._history, self._core.time)
-        if self._display is not None:
-            self._display.show(picture)
-            return None
-        return picture
+        core = self._core
+        return rendered(
+            self.render_mode,
+            self._display,
+            lambda: render_text(core.state, core.window, self.n_servers),
+            lambda: render_allocation(self._history, core.time),
+        )
 
     def close(self) -> None:
         if self._display is not None:

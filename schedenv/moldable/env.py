@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
+from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
 from schedenv.moldable.core import (
     DEFAULT_MAX_RUNNING,
     GLOBAL_FEATURES,
@@ -212,7 +212,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     | invalid_action   | "fallback"| "raise", "fallback" or "penalty" (see Action Space)               |
     | invalid_action_penalty | 1.0 | subtracted from the reward of a masked action's step ("penalty")  |
     | observe_params   | False     | append the scenario parameters to the observation                 |
-    | render_mode      | None      | "ansi", "rgb_array" or "human" (pygame)                           |
+    | render_mode      | None      | "ansi", "rgb_array" or "human" (pygame window or stdout)          |
     | reference        | None      | a baseline name: its metrics on the same episode (Information)    |
     | reward_scale     | 1.0       | rewards x this number > 0, or "auto" (see Rewards)                |
 
@@ -264,7 +264,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         if jobs is not None and trace is not None:
             raise ValueError("jobs and trace were both given; give one of them")
         self.render_mode = check_render_mode(render_mode)
-        self._display = HumanWindow(self.metadata["render_fps"]) if self.render_mode == "human" else None
+        self._display = HumanDisplay(self.metadata["render_fps"]) if self.render_mode == "human" else None
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.max_running = check_int("max_running", max_running, minimum=0, maximum=MAX_WINDOW)
         self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
@@ -373,13 +373,12 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:
             return None
-        if self.render_mode == "ansi":
-            return render_text(self.state)
-        picture = render_gantt(self._records, self.state)
-        if self._display is not None:
-            self._display.show(picture)
-            return None
-        return picture
+        return rendered(
+            self.render_mode,
+            self._display,
+            lambda: render_text(self.state),
+            lambda: render_gantt(self._records, self.state),
+        )
 
     def close(self) -> None:
         if self._display is not None:

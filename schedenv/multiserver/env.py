@@ -13,7 +13,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
+from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
 from schedenv.multiserver.fast import FastCore
 from schedenv.multiserver.kernel import pack_service_set
 from schedenv.multiserver.metrics import episode_metrics
@@ -197,7 +197,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | action_mode            | "priority"       | "priority" or "select" (Discrete + masks, for MaskablePPO)   |
     | packing                | "serverfilling"  | priority mode: "serverfilling", "firstfit" or "greedy"       |
     | max_jobs               | 16               | window size K                                                |
-    | render_mode            | None             | "ansi", "rgb_array" or "human" (pygame)                      |
+    | render_mode            | None             | "ansi", "rgb_array" or "human" (pygame window or stdout)     |
     | observe_params         | False            | append the scenario's parameters to the observation          |
     | invalid_action         | "fallback"       | select mode, masked actions: "fallback", "penalty", "raise"  |
     | invalid_action_penalty | 1.0              | subtracted from the reward of an invalid step ("penalty")    |
@@ -262,7 +262,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
             raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
         self.observe_params = observe_params
         self.render_mode = check_render_mode(render_mode)
-        self._display = HumanWindow(self.metadata["render_fps"]) if self.render_mode == "human" else None
+        self._display = HumanDisplay(self.metadata["render_fps"]) if self.render_mode == "human" else None
         for name, law in (("size_dist", size_dist), ("duration_dist", duration_dist)):
             if law is not None and not isinstance(law, Distribution):
                 raise ValueError(f"{name}={law!r} is not allowed; it must be a schedenv.workloads.Distribution")
@@ -404,13 +404,12 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     def render(self) -> Any:
         if self.render_mode is None or self._core is None:
             return None
-        if self.render_mode == "ansi":
-            return render_text(self.state, self.window, self.selected, self.scale)
-        picture = render_servers(self.state, self.window)
-        if self._display is not None:
-            self._display.show(picture)
-            return None
-        return picture
+        return rendered(
+            self.render_mode,
+            self._display,
+            lambda: render_text(self.state, self.window, self.selected, self.scale),
+            lambda: render_servers(self.state, self.window),
+        )
 
     def close(self) -> None:
         if self._display is not None:

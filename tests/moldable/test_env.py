@@ -149,7 +149,7 @@ def test_state_view_is_read_only() -> None:
         ({"jobs": TABLE1, "n_procs": 1}, "above n_procs=1"),
         ({"jobs": [{"runtimes": {1: 5, 2: 9}}], "n_procs": 2}, "must not increase"),
         ({"max_jobs": 0}, "max_jobs=0"),
-        ({"render_mode": "human"}, "render_mode"),
+        ({"render_mode": "window"}, "render_mode=.window. is not allowed"),
         ({"max_running": -1}, "max_running=-1"),
         ({"action_mode": "joint"}, "action_mode='joint'"),
         ({"invalid_action": "ignore"}, "invalid_action='ignore'"),
