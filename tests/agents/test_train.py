@@ -138,13 +138,13 @@ def test_bad_configs_name_the_field_and_suggest(tmp_path: Path) -> None:
 
 
 def test_shipped_configs_resolve_and_fit_their_env() -> None:
-    from agents.train import CONFIG_DIR
+    from agents.train import CONFIG_DIR, env_kwargs_objects
 
     paths = sorted(CONFIG_DIR.glob("*.yaml"))
     assert paths
     for path in paths:
         config = resolve_config(path, {})
         assert config.algo in ALGORITHMS
-        env = gym.make(config.env_id, **config.env_kwargs)
+        env = gym.make(config.env_id, **env_kwargs_objects(config))  # workload specs become objects, as in train
         assert config.algo in compatible_algorithms(env), f"{path.name}: {config.algo} cannot train {config.env_id}"
         env.close()
