@@ -260,3 +260,31 @@ def _as_real(name: str, value: Any) -> float:
     if math.isnan(number):
         raise ValueError(f"{name}=nan is not allowed; it must be a real number")
     return number
+
+
+def check_sampled(name: str, values: Any, count: int, *, source: Any = None) -> np.ndarray:
+    """The gate for sampled sizes: ``count`` finite positive values inside ``SCALE_RANGE`` as float64.
+
+    Whatever a distribution (a user's ``Distribution`` subclass), generator or trace hands a family
+    passes here once, where it enters the workload, so that a NaN, 0, negative, infinite or
+    out-of-range size is refused naming the argument and the value instead of hanging a simulator,
+    dividing by zero or turning rewards NaN.
+    """
+    origin = f" from {source!r}" if source is not None else ""
+    low, high = SCALE_RANGE
+    allowed = f"every draw must be a finite number in [{low:g}, {high:g}] (SCALE_RANGE)"
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise ValueError(f"{name}{origin} returned {values!r}, which is not an array of numbers; {allowed}") from error
+    if array.shape != (count,):
+        raise ValueError(
+            f"{name}{origin} returned {array.size} values of shape {array.shape} when asked for {count}; "
+            f"sample(rng, size) must return an array of shape ({count},)"
+        )
+    with np.errstate(invalid="ignore"):
+        bad = ~((array >= low) & (array <= high))
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}{origin} returned {float(array[index])!r} (draw {index}); {allowed}")
+    return array

@@ -28,6 +28,7 @@ from schedenv.validation import (
     check_nonnegative,
     check_positive,
     check_probability,
+    check_sampled,
     check_scale,
     check_scale_array,
     suggest,
@@ -574,9 +575,18 @@ def as_speedup(speedup: float | Speedup | Callable[[Any], Any], max_servers: flo
     )
 
 
+def draw_sizes(name: str, law: Distribution, rng: np.random.Generator, count: int) -> FloatArray:
+    """``count`` draws of ``law`` (the argument ``name``), through the sampled-value gate ``check_sampled``.
+
+    Every family draws its sizes and durations here, so a user's distribution returning NaN, 0, a
+    negative, an infinite or an out-of-range value is refused once, with one message, in every family.
+    """
+    return check_sampled(name, law.sample(rng, count), count, source=law)
+
+
 def offline_job_sizes(n_jobs: int, size_dist: Distribution, rng: np.random.Generator) -> FloatArray:
     """``n_jobs`` i.i.d. sizes, all present at time 0 (the heSRPT paper's offline setting, §5.2)."""
-    return np.asarray(size_dist.sample(rng, check_int("n_jobs", n_jobs, maximum=MAX_JOBS)), dtype=np.float64)
+    return draw_sizes("size_dist", size_dist, rng, check_int("n_jobs", n_jobs, maximum=MAX_JOBS))
 
 
 def poisson_job_stream(
@@ -588,7 +598,7 @@ def poisson_job_stream(
     """
     n = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
     times = np.cumsum(arrivals.interarrival_times(rng, n))
-    sizes = np.asarray(size_dist.sample(rng, n), dtype=np.float64)
+    sizes = draw_sizes("size_dist", size_dist, rng, n)
     return times, sizes
 
 

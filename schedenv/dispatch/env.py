@@ -41,7 +41,7 @@ from schedenv.validation import (
     check_stream_horizon,
     reject_unknown_kwargs,
 )
-from schedenv.workloads import Distribution, PoissonArrivals, poisson_job_stream
+from schedenv.workloads import Distribution, PoissonArrivals, draw_sizes, poisson_job_stream
 
 LIMITS_PER_DECADE = 4
 """Density of the default time-limit ladder (limits 10^(1/4) ≈ 1.78 apart)."""
@@ -435,7 +435,7 @@ def _size_class_bounds(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarr
     try:
         size_dist.cdf(size_dist.mean)
     except NotImplementedError:
-        draws = np.asarray(size_dist.sample(np.random.default_rng(0), 100_000), dtype=np.float64)
+        draws = draw_sizes("size_dist", size_dist, np.random.default_rng(0), 100_000)
         return tuple(float(q) for q in np.quantile(draws, SIZE_CLASS_QUANTILES))
     low, high = support_bracket(size_dist)
     if not math.isfinite(high):  # infinite variance (Pareto, alpha <= 2): widen until the top quantile is inside

@@ -31,7 +31,7 @@ from baselines.kernels.malleable import allocate, policy_code
 from schedenv.fastpath.result import DEFAULT_CHUNK, FastRun
 from schedenv.malleable.kernel import stable_order
 from schedenv.malleable.sim import COMPLETION_TOLERANCE
-from schedenv.workloads import Power
+from schedenv.workloads import Power, draw_sizes
 
 
 @numba.njit(cache=True)
@@ -159,13 +159,13 @@ def _workload(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tupl
         yield inner.jobs
         return
     if inner.mode == "offline":
-        yield np.zeros(inner.n_jobs), np.asarray(inner.size_dist.sample(rng, inner.n_jobs), dtype=np.float64)
+        yield np.zeros(inner.n_jobs), draw_sizes("size_dist", inner.size_dist, rng, inner.n_jobs)
         return
     left, clock = inner.n_arrivals, 0.0
     while left:
         m = min(chunk, left)
         gaps = inner.arrival_process.interarrival_times(rng, m)
-        sizes = np.asarray(inner.size_dist.sample(rng, m), dtype=np.float64)
+        sizes = draw_sizes("size_dist", inner.size_dist, rng, m)
         arrivals = clock + np.cumsum(gaps)
         clock, left = float(arrivals[-1]), left - m
         yield arrivals, sizes

@@ -40,7 +40,7 @@ from schedenv.validation import (
     check_stream_horizon,
     reject_unknown_kwargs,
 )
-from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup
+from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup, draw_sizes
 
 PARAM_FEATURES = 4
 """Scenario features appended with ``observe_params=True``: p, load, objective, log10(1 + N) / 6."""
@@ -389,12 +389,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         if self.jobs is not None:
             return self.jobs
         if self.mode == "offline":
-            sizes = np.asarray(self.size_dist.sample(self.np_random, self.n_jobs), dtype=np.float64)
-            return np.zeros(self.n_jobs), sizes
+            return np.zeros(self.n_jobs), draw_sizes("size_dist", self.size_dist, self.np_random, self.n_jobs)
         assert self.arrival_process is not None
         gaps = self.arrival_process.interarrival_times(self.np_random, self.n_arrivals)
-        sizes = np.asarray(self.size_dist.sample(self.np_random, self.n_arrivals), dtype=np.float64)
-        return np.cumsum(gaps), sizes
+        return np.cumsum(gaps), draw_sizes("size_dist", self.size_dist, self.np_random, self.n_arrivals)
 
     def _require_core(self) -> FastCore | ReferenceCore:
         if self._core is None:
@@ -445,4 +443,4 @@ def _size_scale(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarray] | N
     mean = size_dist.mean
     if math.isfinite(mean):
         return float(mean)
-    return float(np.median(size_dist.sample(np.random.default_rng(0), 4097)))
+    return float(np.median(draw_sizes("size_dist", size_dist, np.random.default_rng(0), 4097)))

@@ -314,7 +314,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
             job_set = self.fixed_jobs
         else:
             assert self.generator is not None
-            job_set = self.generator.sample(self.np_random, self.n_jobs, self.n_procs)
+            job_set = self.generator.draw(self.np_random, self.n_jobs, self.n_procs)
         self._core = FastCore(job_set, self.max_jobs, self.time_scale, self.max_running)
         self._records, self._epochs, self._overflow_epochs = [], 0, 0
         self._count_epoch()
