@@ -256,7 +256,10 @@ def check_positive_array(name: str, values: Any) -> np.ndarray:
 def _as_real(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{name}={value!r} is not allowed; it must be a real number")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64 (about 1.8e308)
+        raise ValueError(f"{name}={value} is not allowed; it lies beyond the float64 range (about 1.8e308)") from None
     if math.isnan(number):
         raise ValueError(f"{name}=nan is not allowed; it must be a real number")
     return number
