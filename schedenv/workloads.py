@@ -545,17 +545,21 @@ class CustomSpeedup(Speedup):
 
     def __call__(self, servers: Any) -> Any:
         k = np.asarray(servers, dtype=float)
-        return np.vectorize(lambda v: float(self.function(v)), otypes=[float])(k)
+        return np.vectorize(lambda v: _evaluate_speedup(self.function, self.name, v), otypes=[float])(k)
 
     def __repr__(self) -> str:
         return f"CustomSpeedup(name={self.name!r})"
 
 
 def _evaluate_speedup(function: Callable[[Any], Any], name: str, servers: float) -> float:
+    """``float(function(servers))``; whatever the user's callable raises becomes a ValueError naming the
+    speedup and the server count it was called with, chained to the original error."""
     try:
         return float(function(servers))
-    except (ArithmeticError, TypeError, ValueError) as error:
-        raise ValueError(f"speedup {name!r} fails at k={servers:.6g}: {error}") from error
+    except Exception as error:
+        raise ValueError(
+            f"speedup {name!r} ({function!r}) fails at k={float(servers):.6g}: {type(error).__name__}: {error}"
+        ) from error
 
 
 def as_speedup(speedup: float | Speedup | Callable[[Any], Any], max_servers: float = 1e6) -> Speedup:

@@ -464,7 +464,13 @@ def _parse_time_limits(time_limits: Any, size_dist: Distribution) -> np.ndarray:
         raise ValueError(f"time_limits={time_limits!r} is not allowed; it must be a flat sequence of numbers")
     if (~(ladder > 0)).any():
         raise ValueError(f"time_limits={ladder.tolist()!r} is not allowed; every limit must be > 0 (inf allowed)")
-    if (np.diff(ladder) <= 0).any():
+    if not np.isfinite(ladder[:-1]).all():
+        index = int(np.flatnonzero(~np.isfinite(ladder[:-1]))[0])
+        raise ValueError(
+            f"time_limits={ladder.tolist()!r} is not allowed; time_limits[{index}]={float(ladder[index])!r}: only "
+            "the last limit may be inf (run to completion)"
+        )
+    if not (np.diff(ladder) > 0).all():
         raise ValueError(f"time_limits={ladder.tolist()!r} is not allowed; limits must be strictly increasing")
     if ladder.size == 0 or not math.isinf(ladder[-1]):
         ladder = np.append(ladder, math.inf)

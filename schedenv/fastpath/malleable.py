@@ -30,7 +30,7 @@ from gymnasium.utils import seeding
 from baselines.kernels.malleable import allocate, policy_code
 from schedenv.fastpath.result import DEFAULT_CHUNK, FastRun
 from schedenv.malleable.kernel import stable_order
-from schedenv.malleable.sim import COMPLETION_TOLERANCE
+from schedenv.malleable.sim import COMPLETION_TOLERANCE, MIN_ALLOCATION
 from schedenv.workloads import Power, draw_sizes
 
 
@@ -75,7 +75,7 @@ def _through_action(theta, remaining, n, max_jobs, fractions, action, applied, o
             applied[j] = group / (n - n_window)
         applied_total += applied[j]
     for j in range(n):
-        if applied_total <= 0.0:
+        if applied_total < MIN_ALLOCATION:
             applied[j] = 1.0 / n
         elif applied_total > 1.0 or not fractions:
             applied[j] = applied[j] / applied_total

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import deque
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
+from schedenv.display import RENDER_MODES, RENDER_WINDOW, HumanWindow, check_render_mode
 from schedenv.malleable.core import (
     ALLOCATION_MODES,
     GLOBAL_FEATURES,
@@ -25,10 +26,10 @@ from schedenv.malleable.core import (
 )
 from schedenv.malleable.fast import FastCore
 from schedenv.malleable.metrics import episode_metrics
-from schedenv.malleable.render import render_allocation, render_text
+from schedenv.malleable.render import Interval, render_allocation, render_text
 from schedenv.malleable.sim import MalleableParams, MalleableState
 from schedenv.malleable.workload import parse_jobs
-from schedenv.records import JobRecord
+from schedenv.records import CompletedJobs, JobRecord
 from schedenv.validation import (
     MAX_JOBS,
     MAX_WINDOW,
@@ -234,10 +235,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
 
         self._params: MalleableParams | None = None
         self._core: FastCore | ReferenceCore | None = None
-        self._records: list[JobRecord] = []
+        self._completed = CompletedJobs()
         self._epochs = 0
         self._overflow_epochs = 0
-        self._history: list[tuple[float, float, np.ndarray, np.ndarray]] = []
+        self._history: deque[Interval] = deque(maxlen=RENDER_WINDOW)  # kept for rgb_array / human only
         self._params_observed: np.ndarray | None = None
 
     def _online_arrivals(self) -> PoissonArrivals:
@@ -270,7 +271,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         core_class = FastCore if isinstance(self.speedup, Power) else ReferenceCore
         self._core = core_class(self._params, self.max_jobs, self.scale, self.allocation)
         self._params_observed = self.scenario_features() if self.observe_params else None
-        self._records, self._epochs, self._overflow_epochs, self._history = [], 0, 0, []
+        self._completed, self._epochs, self._overflow_epochs = CompletedJobs(), 0, 0
+        self._history.clear()
         self._count_overflow()
         if self._display is not None:
             self.render()
@@ -284,7 +286,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         outcome, theta = core.step(action)
         if before is not None:
             self._history.append((before[0], core.time, before[1], theta.copy()))
-        self._records.extend(outcome.completed)
+        self._completed.extend(outcome.completed)
         self._epochs += 1
         self._count_overflow()
         terminated = core.done
@@ -414,7 +416,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         }
 
     def _episode_metrics(self) -> dict[str, float]:
-        return episode_metrics(self._records, self._require_core().time, self._overflow_epochs, self._epochs)
+        return episode_metrics(self._completed, self._require_core().time, self._overflow_epochs, self._epochs)
 
 
 def _check_p_range(p_range: Any, speedup: Speedup) -> tuple[float, float] | None:

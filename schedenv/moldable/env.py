@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedenv.display import RENDER_MODES, HumanWindow, check_render_mode
+from schedenv.display import RENDER_MODES, RENDER_WINDOW, HumanWindow, check_render_mode
 from schedenv.moldable.core import (
     DEFAULT_MAX_RUNNING,
     GLOBAL_FEATURES,
@@ -354,7 +354,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
             return None
         if self.render_mode == "ansi":
             return render_text(self.state)
-        picture = render_gantt(self._records, self.state)
+        picture = render_gantt(self._records[-RENDER_WINDOW:], self.state)
         if self._display is not None:
             self._display.show(picture)
             return None
