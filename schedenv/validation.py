@@ -60,6 +60,30 @@ def _keyword_parameters(klass: type) -> tuple[str, ...] | None:
     )
 
 
+def refuse_ignored(cls: type, because: str, values: Mapping[str, Any]) -> None:
+    """Refuse the arguments of ``values`` that differ from their defaults in ``cls.__init__``: ``because``
+    (e.g. explicit ``jobs``) makes them moot, and an argument silently ignored would leave the user
+    believing it took effect."""
+    parameters = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
+    changed = [name for name, value in values.items() if not _is_default(value, parameters[name].default)]
+    if changed:
+        given = ", ".join(f"{name}={values[name]!r}" for name in changed)
+        one = len(changed) == 1
+        raise ValueError(
+            f"{given} {'is' if one else 'are'} not allowed with {because}: {'it is' if one else 'they are'} unused "
+            f"then and would be silently ignored; drop {' and '.join(changed)}"
+        )
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    if value is default:
+        return True
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except (TypeError, ValueError):  # arrays and the like compare element-wise
+        return False
+
+
 def suggest(value: str, choices: Iterable[str]) -> str:
     """A ``did you mean ...?`` suffix naming the nearest of ``choices``, or ``""``."""
     close = difflib.get_close_matches(value, list(choices), n=3, cutoff=0.5)

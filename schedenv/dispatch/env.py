@@ -39,6 +39,7 @@ from schedenv.validation import (
     check_nonnegative,
     check_positive,
     check_stream_horizon,
+    refuse_ignored,
     reject_unknown_kwargs,
 )
 from schedenv.workloads import Distribution, PoissonArrivals, draw_sizes, poisson_job_stream
@@ -248,6 +249,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"size_dist={self.size_dist!r} has an infinite mean; load needs a finite E[X]")
         self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.jobs = parse_jobs(jobs)
+        if self.jobs is not None:
+            refuse_ignored(DispatchEnv, "explicit jobs", {"load": load, "n_arrivals": n_arrivals})
         if not isinstance(size_known, (bool, np.bool_)):
             raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
         self.size_known = bool(size_known)

@@ -39,6 +39,7 @@ from schedenv.validation import (
     check_probability,
     check_scale,
     check_stream_horizon,
+    refuse_ignored,
     reject_unknown_kwargs,
 )
 from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup, draw_sizes
@@ -201,6 +202,9 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             raise ValueError(f"size_dist={size_dist!r} is not allowed; it must be a schedenv.workloads.Distribution")
         self.size_dist = size_dist if size_dist is not None else Pareto(alpha=1.5)
         self.jobs = parse_jobs(jobs, self.mode)
+        if self.jobs is not None:
+            ignored = {"n_jobs": n_jobs, "size_dist": size_dist, "load": load, "n_arrivals": n_arrivals}
+            refuse_ignored(MalleableEnv, "explicit jobs", ignored)
         self.n_jobs = check_int("n_jobs", n_jobs, maximum=MAX_JOBS)
         self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.load = check_positive("load", load)

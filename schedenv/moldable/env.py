@@ -43,6 +43,7 @@ from schedenv.validation import (
     check_int,
     check_nonnegative,
     check_scale,
+    refuse_ignored,
     reject_unknown_kwargs,
 )
 
@@ -250,6 +251,9 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     ) -> None:
         if jobs is not None and trace is not None:
             raise ValueError("jobs and trace were both given; give one of them")
+        if jobs is not None or trace is not None:
+            because = "explicit jobs" if jobs is not None else "a trace"
+            refuse_ignored(MoldableEnv, because, {"workload": workload, "arrival_interval": arrival_interval})
         self.render_mode = check_render_mode(render_mode)
         self._display = HumanWindow(self.metadata["render_fps"]) if self.render_mode == "human" else None
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)

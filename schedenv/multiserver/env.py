@@ -41,6 +41,7 @@ from schedenv.validation import (
     check_positive,
     check_stream_horizon,
     check_time_resolution,
+    refuse_ignored,
     reject_unknown_kwargs,
 )
 from schedenv.workloads import Choice, Distribution, Exponential
@@ -252,6 +253,9 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
                 raise ValueError(f"{name}={law!r} is not allowed; it must be a schedenv.workloads.Distribution")
         if size_dist is not None and duration_dist is not None:
             raise ValueError("give exactly one of size_dist and duration_dist, not both")
+        if jobs is not None:
+            ignored = {"server_needs": server_needs, "size_dist": size_dist, "duration_dist": duration_dist}
+            refuse_ignored(MultiserverJobEnv, "explicit jobs", {**ignored, "load": load, "n_arrivals": n_arrivals})
         if size_dist is None and duration_dist is None:
             size_dist = Exponential(1.0)
         self.load = check_positive("load", load)
