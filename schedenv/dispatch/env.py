@@ -249,8 +249,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"size_dist={self.size_dist!r} has an infinite mean; load needs a finite E[X]")
         self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.jobs = parse_jobs(jobs)
-        if self.jobs is not None:
-            refuse_ignored(DispatchEnv, "explicit jobs", {"load": load, "n_arrivals": n_arrivals})
+        if self.jobs is not None:  # load and size_dist stay: model-based policies (TAGS, SITA-E) read them
+            refuse_ignored(DispatchEnv, "explicit jobs", {"n_arrivals": n_arrivals})
         if not isinstance(size_known, (bool, np.bool_)):
             raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
         self.size_known = bool(size_known)

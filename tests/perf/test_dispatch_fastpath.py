@@ -115,7 +115,7 @@ def test_chunked_stream_equals_evaluate_on_the_same_jobs(policy: str) -> None:
     fast = run_fast(ENV, policy, 3, chunk=37, keep_completions=True, **kwargs)
     assert fast.arrival_times is not None and fast.sizes is not None
     jobs = np.column_stack([fast.arrival_times, fast.sizes])
-    episode = evaluate(ENV, policy, [3], jobs=jobs, n_hosts=2).episodes[0]
+    episode = evaluate(ENV, policy, [3], jobs=jobs, n_hosts=2, load=0.8).episodes[0]
     np.testing.assert_array_equal(fast.completion, completions(episode))
     for name in ("mean_slowdown", "mean_response_time", "kills_per_job", "total_wasted_work"):
         assert fast.metrics[name] == episode.metrics[name], name

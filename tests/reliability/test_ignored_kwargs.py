@@ -16,7 +16,6 @@ CASES = [
     ("schedenv/Malleable-v0", {"jobs": [1.0, 2.0]}, {"size_dist": Exponential(1.0)}),
     ("schedenv/Malleable-v0", {"jobs": [[0.0, 1.0], [1.0, 2.0]], "mode": "online"}, {"load": 0.5}),
     ("schedenv/Malleable-v0", {"jobs": [[0.0, 1.0], [1.0, 2.0]], "mode": "online"}, {"n_arrivals": 10}),
-    ("schedenv/Dispatch-v0", {"jobs": [(0.0, 1.0), (1.0, 2.0)]}, {"load": 0.9}),
     ("schedenv/Dispatch-v0", {"jobs": [(0.0, 1.0), (1.0, 2.0)]}, {"n_arrivals": 10}),
     ("schedenv/MultiserverJob-v0", {"jobs": [(1, 1.0), (2, 2.0)]}, {"load": 0.5}),
     ("schedenv/MultiserverJob-v0", {"jobs": [(1, 1.0), (2, 2.0)]}, {"server_needs": [1, 2]}),
@@ -37,4 +36,9 @@ def test_a_kwarg_that_explicit_jobs_make_moot_is_refused(env_id: str, base: dict
 
 def test_every_moot_kwarg_is_named_at_once() -> None:
     with pytest.raises(ValueError, match=r"^load=0\.6, n_arrivals=10 are not allowed .* drop load and n_arrivals$"):
-        gym.make("schedenv/Dispatch-v0", jobs=[(0.0, 1.0)], load=0.6, n_arrivals=10)
+        gym.make("schedenv/Malleable-v0", mode="online", jobs=[(0.0, 1.0)], load=0.6, n_arrivals=10)
+
+
+def test_dispatch_keeps_load_and_size_dist_with_jobs_for_model_based_policies() -> None:
+    env = gym.make("schedenv/Dispatch-v0", jobs=[(0.0, 1.0), (1.0, 2.0)], load=0.9, size_dist=Exponential(2.0))
+    assert env.unwrapped.load == 0.9
