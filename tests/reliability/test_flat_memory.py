@@ -66,3 +66,22 @@ def test_completed_jobs_give_basic_metrics_bit_for_bit() -> None:
         completed.extend(records[start : start + 37])
     assert completed.metrics() == basic_metrics(records)
     assert CompletedJobs().metrics()["n_completed"] == 0.0
+
+
+def test_moldable_draws_only_the_last_RENDER_WINDOW_finished_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from schedenv.moldable import env as moldable_env
+
+    drawn: list[int] = []
+
+    def counting(records: list, view: object) -> np.ndarray:
+        drawn.append(len(records))
+        return np.zeros((2, 2, 3), dtype=np.uint8)
+
+    monkeypatch.setattr(moldable_env, "render_gantt", counting)
+    env = gym.make("schedenv/Moldable-v0", n_jobs=RENDER_WINDOW + 50, render_mode="rgb_array")
+    env.reset(seed=0)
+    terminated = False
+    while not terminated:  # the first legal action each step
+        _, _, terminated, _, _ = env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    env.render()
+    assert len(env.unwrapped._records) == RENDER_WINDOW + 50 and drawn == [RENDER_WINDOW]

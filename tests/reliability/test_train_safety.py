@@ -76,6 +76,14 @@ def test_a_finished_run_is_refused_unless_resume_or_overwrite(run: Path) -> None
     assert (run / "notes.txt").read_text() == "mine"  # only the run's own files are deleted
 
 
+def test_the_cli_refuses_a_finished_run_in_one_line(run: Path, capsys: pytest.CaptureFixture) -> None:
+    before = _bytes(run)
+    assert main(["train", "--env", "schedenv/Malleable-v0", "--out", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("schedenv: error: ") and "pass --resume to continue it, --overwrite to replace it" in err
+    assert _bytes(run) == before
+
+
 def test_resume_without_checkpoints_leaves_model_byte_identical(run: Path) -> None:
     before = _bytes(run)
     shutil.rmtree(run / runs.CHECKPOINTS)
