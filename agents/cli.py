@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,9 @@ from schedenv.comparison import (
     strict_json,
 )
 from schedenv.workloads import from_spec
+
+INTERRUPTED = 130
+"""Exit status of a command stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
 
 
 def add_train_parser(commands: Any) -> None:
@@ -78,7 +83,14 @@ def add_train_parser(commands: Any) -> None:
     tr.add_argument("--workers", type=int, default=1, help="sweep: runs trained at once")
     tr.add_argument("--address", default=None, help="sweep with --backend ray: address of an existing Ray cluster")
     tr.add_argument("--out", required=True, help="run folder: model, checkpoints, config, TensorBoard logs")
-    tr.add_argument("--resume", action="store_true", help="continue the run in --out from its newest checkpoint")
+    tr.add_argument(
+        "--resume", action="store_true", help="continue the run in --out from its newest readable checkpoint or model"
+    )
+    tr.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the run in --out (its model, checkpoints, logs are deleted)",
+    )
     tr.set_defaults(run=train_command)
 
 
@@ -135,7 +147,11 @@ def train_command(args: argparse.Namespace) -> int:
     config = resume_config(args.out, overrides) if resuming else resolve_config(config_path, overrides)
     if args.hyperparams:
         config = apply_hyperparams(config, args.hyperparams)
-    train(config, args.out, resume=args.resume, command=args.command_line)
+    try:
+        train(config, args.out, resume=args.resume, overwrite=args.overwrite, command=args.command_line)
+    except KeyboardInterrupt:
+        print(f"interrupted; resume with: schedenv train --out {shlex.quote(args.out)} --resume", file=sys.stderr)
+        return INTERRUPTED
     return 0
 
 

@@ -88,6 +88,40 @@ def final_model(run_dir: Path) -> Checkpoint | None:
     return saved[-1] if saved else None
 
 
+def resume_candidates(run_dir: Path) -> list[Checkpoint]:
+    """What ``train --resume`` may continue from, in order of preference reversed (newest last): the
+    final ``model.zip`` (its envs start fresh episodes), then the checkpoints oldest to newest."""
+    run_dir = Path(run_dir)
+    final = [final_model(run_dir)] if (run_dir / MODEL).is_file() else []
+    return [c for c in final if c is not None] + checkpoints(run_dir)
+
+
+RUN_FILES = (
+    MODEL,
+    VECNORMALIZE,
+    BEST_MODEL,
+    BEST_VECNORMALIZE,
+    EVALUATIONS,
+    PROVENANCE,
+    WARM_START,
+    CHECKPOINTS,
+    TENSORBOARD,
+)
+"""The files and folders of a run that ``train --overwrite`` deletes (nothing else in the folder)."""
+
+
+def clear_run(run_dir: Path) -> None:
+    """Delete the run's own files (``RUN_FILES``) from ``run_dir`` before it is trained anew."""
+    import shutil
+
+    for name in RUN_FILES:
+        path = Path(run_dir) / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+
+
 def best_model(run_dir: Path) -> Checkpoint | None:
     """The model of the run's best validation evaluation (``best_model.zip``), if it was saved."""
     run_dir = Path(run_dir)

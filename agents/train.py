@@ -18,6 +18,7 @@ import pickle
 import sys
 import time
 import warnings
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,9 +43,10 @@ from agents.runs import (
     WARM_START,
     Checkpoint,
     add_training_cpu,
-    checkpoints,
+    clear_run,
     read_config,
     record_provenance,
+    resume_candidates,
     write_atomic,
     write_config,
 )
@@ -298,14 +300,31 @@ class TrainResult:
     """Wall time of learning."""
 
 
-def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command: str | None = None) -> TrainResult:
+def train(
+    config: TrainConfig,
+    out: str | Path,
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    command: str | None = None,
+) -> TrainResult:
     """Train per ``config`` into the folder ``out``; with ``resume``, continue its newest checkpoint.
+
+    A run is never overwritten silently: a folder that already holds one is refused unless
+    ``resume`` (continue it) or ``overwrite`` (delete its files first, ``agents.runs.clear_run``).
+    ``resume`` continues from the newest *readable* checkpoint (an unreadable one is skipped with a
+    warning), else from the final ``model.zip`` (its envs start fresh episodes); it starts from
+    scratch only in a folder holding no model at all, and refuses one whose models are all
+    unreadable. A run already at ``config.timesteps`` is left as it is (``model.zip`` untouched).
 
     A resumed run restores the envs, the rollout cursor and the random streams saved with the
     checkpoint (``agents.venv.TrainingState``), so on CPU it ends with the same model as an
     uninterrupted run of the same config. ``command`` is recorded in ``run.json`` (default: argv).
     """
     run_dir = Path(out)
+    if resume and overwrite:
+        raise ValueError("resume and overwrite exclude each other: continue the run in --out, or replace it")
+    check_device(config.device)
     torch.set_num_threads(1)
     set_random_seed(config.seed)
     env_kwargs = env_kwargs_objects(config)
@@ -317,9 +336,23 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command
         probe.close()
 
     config = dataclasses.replace(config, algo_kwargs=resolved_algo_kwargs(config))
-    saved = checkpoints(run_dir) if resume else []
-    if not resume and ((run_dir / MODEL).exists() or checkpoints(run_dir)):
-        raise ValueError(f"{run_dir} already holds a training run; pass resume=True (--resume) or another --out")
+    saved = resume_candidates(run_dir)
+    if saved and not resume:
+        if not overwrite:
+            raise ValueError(
+                f"{run_dir} already holds a training run; pass --resume to continue it, --overwrite to replace it, "
+                "or another --out"
+            )
+        clear_run(run_dir)
+        saved = []
+    venv = make_training_env(config.env_id, env_kwargs, config.n_envs, config.seed, config.vec_env)
+    resumed = _resume_readable(algo, saved, venv, config)
+    if resumed is None:
+        if resume:
+            print(f"no model in {run_dir}; starting from scratch", file=sys.stderr)
+        model, start = _new_model(algo, venv, config, policy_kwargs, run_dir), 0
+    else:
+        model, start = resumed
     write_config(run_dir, dataclasses.asdict(config), field_docs())
     validation = validation_seeds(config.eval_seed, config.eval_episodes)
     record_provenance(
@@ -328,14 +361,9 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command
         {
             "train_seeds": train_seeds(config.seed, config.n_envs),
             "validation_seeds": [validation.start, validation.stop - 1],
+            "device": str(model.device),
         },
     )
-    venv = make_training_env(config.env_id, env_kwargs, config.n_envs, config.seed, config.vec_env)
-    model, start = (
-        _resume(algo, saved[-1], venv, config) if saved else (_new_model(algo, venv, config, policy_kwargs, run_dir), 0)
-    )
-    if resume and not saved:
-        print(f"no checkpoint in {run_dir}; starting from scratch", file=sys.stderr)
     _print_table(config, run_dir, start)
 
     checkpointer = AtomicCheckpointCallback(run_dir, config.checkpoint_every, algo.off_policy)
@@ -348,7 +376,7 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command
         run_dir,
         algo.needs_masks,
     )
-    if config.warm_start is not None and not saved:
+    if config.warm_start is not None and resumed is None:
         _warm_start(model, config, env_kwargs, run_dir, evaluation)
     progress = sys.stderr.isatty() if config.progress_bar is None else config.progress_bar
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -369,7 +397,8 @@ def train(config: TrainConfig, out: str | Path, *, resume: bool = False, command
     else:
         seconds = 0.0
         print(f"{run_dir} is already at {start} >= {config.timesteps} steps; nothing to train", file=sys.stderr)
-    save_model(model, model.get_vec_normalize_env(), run_dir / MODEL, run_dir / VECNORMALIZE)
+    if model.num_timesteps > start or not (run_dir / MODEL).is_file():  # else model.zip stays byte for byte
+        save_model(model, model.get_vec_normalize_env(), run_dir / MODEL, run_dir / VECNORMALIZE)
     steps = model.num_timesteps - start
     print(
         f"trained {steps} steps in {seconds:.1f} s ({steps / max(seconds, 1e-9):.0f} samples/s); model in {run_dir}",
@@ -506,6 +535,44 @@ def _policy_class(algo: Algorithm, action_space: gym.Space) -> Any:
 
         return FusedMaskablePolicy
     return "MlpPolicy"
+
+
+def check_device(device: str) -> str:
+    """``device`` if torch can use it here: "cuda" without a CUDA device is refused (never recorded as used)."""
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            "--device cuda is not allowed here: torch finds no CUDA device (this torch build: "
+            f"{torch.__version__}); use --device cpu, or --device auto to take cuda only when present"
+        )
+    return device
+
+
+READ_ERRORS = (OSError, EOFError, ValueError, KeyError, RuntimeError, pickle.UnpicklingError, zipfile.BadZipFile)
+"""What loading a damaged model, statistics or state file raises (a torn zip, a truncated pickle)."""
+
+
+def _resume_readable(
+    algo: Algorithm, saved: list[Checkpoint], venv: VecEnv, config: TrainConfig
+) -> tuple[BaseAlgorithm, int] | None:
+    """The model of the newest readable entry of ``saved`` (newest last), or None when ``saved`` is empty.
+
+    An unreadable checkpoint is skipped with a warning naming it and the error; when every saved
+    model is unreadable the run is refused rather than restarted over it.
+    """
+    for checkpoint in reversed(saved):
+        try:
+            return _resume(algo, checkpoint, venv, config)
+        except READ_ERRORS as error:
+            warnings.warn(
+                f"{checkpoint.model} cannot be read ({type(error).__name__}: {error}); falling back to the one before",
+                stacklevel=3,
+            )
+    if saved:
+        raise ValueError(
+            f"no model of the run in {saved[0].model.parent} can be read ({', '.join(str(c.model) for c in saved)}); "
+            "refusing to train from scratch over them: pass --overwrite to replace the run"
+        )
+    return None
 
 
 def _resume(algo: Algorithm, checkpoint: Checkpoint, venv: VecEnv, config: TrainConfig) -> tuple[BaseAlgorithm, int]:

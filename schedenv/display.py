@@ -23,6 +23,16 @@ from schedenv.validation import check_choice
 RENDER_MODES: tuple[str, ...] = ("ansi", "rgb_array", "human")
 """Every env's render modes: text, a picture as an RGB array, the env shown after every reset and step."""
 
+RENDER_WINDOW = 200
+"""Past events a picture shows: the last 200 decision epochs of Malleable's allocation chart and the
+last 200 finished jobs of Moldable's busy-processor chart. An env keeps no more than this (and keeps
+nothing when no picture is asked for), so memory stays flat and a frame costs the same whatever the
+episode length."""
+
+RENDER_JOBS = 20
+"""Jobs drawn one colour each per epoch of Malleable's allocation chart (tab20's colours); the rest of
+an epoch's jobs are drawn as one grey bar, so an epoch costs at most ``RENDER_JOBS + 1`` bars."""
+
 
 def check_render_mode(render_mode: Any) -> str | None:
     """``render_mode`` if it is None or one of ``RENDER_MODES``, else a ValueError naming them."""

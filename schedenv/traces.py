@@ -19,6 +19,8 @@ that an env replays, treating malformed fields as :data:`SWF_POLICY` says.
 
 from __future__ import annotations
 
+import gzip
+import io
 import math
 import os
 import re
@@ -126,9 +128,26 @@ def _parse_line(line: str, raw: str, number: int) -> list[float]:
         raise ValueError(f"SWF line {number} holds a non-numeric field: {raw!r}") from error
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+"""The first two bytes of a gzip file (RFC 1952, §2.3.1)."""
+
+
+def open_text(path: str | os.PathLike[str]) -> io.TextIOBase:
+    """``path`` opened for reading as UTF-8 text (undecodable bytes replaced), gunzipped on the fly
+    when it is gzip-compressed, as the Parallel Workloads Archive ships its logs (``*.swf.gz``).
+
+    Compression is recognised by content (the gzip magic bytes), not by name, so a renamed file reads too.
+    """
+    with open(path, "rb") as probe:
+        compressed = probe.read(2) == GZIP_MAGIC
+    if compressed:
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
+
+
 def read_swf(path: str | os.PathLike[str]) -> SWFTrace:
-    """Read the SWF file at ``path`` (see :func:`parse_swf`)."""
-    with open(path, encoding="utf-8", errors="replace") as handle:
+    """Read the SWF file at ``path``, plain or gzip-compressed (see :func:`parse_swf`)."""
+    with open_text(path) as handle:
         return parse_swf(handle.read())
 
 
@@ -326,7 +345,7 @@ def replay_jobs(trace: SWFTrace, n_jobs: int | None = None, *, processors: str =
 def read_replay(
     path: str | os.PathLike[str], n_jobs: int | None = None, *, processors: str = "allocated"
 ) -> ReplayJobs:
-    """``replay_jobs`` of the SWF file at ``path``, read line by line (streamed).
+    """``replay_jobs`` of the SWF file at ``path`` (plain or gzip-compressed), read line by line (streamed).
 
     Only the kept jobs' four columns are stored (32 bytes a job), so memory stays near the size of
     the replayed jobs rather than of the file. Header comments are read as they come; ``MaxProcs``
@@ -335,7 +354,7 @@ def read_replay(
     """
     header: dict[str, str] = {}
     builder: _ReplayBuilder | None = None
-    with open(path, encoding="utf-8", errors="replace") as handle:
+    with open_text(path) as handle:
         for number, raw, line in _job_lines(handle, header):
             if builder is None:
                 builder = _ReplayBuilder(f"SWF file {os.fspath(path)}", processors, _header_max_procs(header))

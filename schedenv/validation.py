@@ -66,6 +66,30 @@ def _keyword_parameters(klass: type) -> tuple[str, ...] | None:
     )
 
 
+def refuse_ignored(cls: type, because: str, values: Mapping[str, Any]) -> None:
+    """Refuse the arguments of ``values`` that differ from their defaults in ``cls.__init__``: ``because``
+    (e.g. explicit ``jobs``) makes them moot, and an argument silently ignored would leave the user
+    believing it took effect."""
+    parameters = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
+    changed = [name for name, value in values.items() if not _is_default(value, parameters[name].default)]
+    if changed:
+        given = ", ".join(f"{name}={values[name]!r}" for name in changed)
+        one = len(changed) == 1
+        raise ValueError(
+            f"{given} {'is' if one else 'are'} not allowed with {because}: {'it is' if one else 'they are'} unused "
+            f"then and would be silently ignored; drop {' and '.join(changed)}"
+        )
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    if value is default:
+        return True
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except (TypeError, ValueError):  # arrays and the like compare element-wise
+        return False
+
+
 def suggest(value: str, choices: Iterable[str]) -> str:
     """A ``did you mean ...?`` suffix naming the nearest of ``choices``, or ``""``."""
     close = difflib.get_close_matches(value, list(choices), n=3, cutoff=0.5)
@@ -262,7 +286,38 @@ def check_positive_array(name: str, values: Any) -> np.ndarray:
 def _as_real(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{name}={value!r} is not allowed; it must be a real number")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64 (about 1.8e308)
+        raise ValueError(f"{name}={value} is not allowed; it lies beyond the float64 range (about 1.8e308)") from None
     if math.isnan(number):
         raise ValueError(f"{name}=nan is not allowed; it must be a real number")
     return number
+
+
+def check_sampled(name: str, values: Any, count: int, *, source: Any = None) -> np.ndarray:
+    """The gate for sampled sizes: ``count`` finite positive values inside ``SCALE_RANGE`` as float64.
+
+    Whatever a distribution (a user's ``Distribution`` subclass), generator or trace hands a family
+    passes here once, where it enters the workload, so that a NaN, 0, negative, infinite or
+    out-of-range size is refused naming the argument and the value instead of hanging a simulator,
+    dividing by zero or turning rewards NaN.
+    """
+    origin = f" from {source!r}" if source is not None else ""
+    low, high = SCALE_RANGE
+    allowed = f"every draw must be a finite number in [{low:g}, {high:g}] (SCALE_RANGE)"
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise ValueError(f"{name}{origin} returned {values!r}, which is not an array of numbers; {allowed}") from error
+    if array.shape != (count,):
+        raise ValueError(
+            f"{name}{origin} returned {array.size} values of shape {array.shape} when asked for {count}; "
+            f"sample(rng, size) must return an array of shape ({count},)"
+        )
+    with np.errstate(invalid="ignore"):
+        bad = ~((array >= low) & (array <= high))
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}{origin} returned {float(array[index])!r} (draw {index}); {allowed}")
+    return array

@@ -28,6 +28,7 @@ from schedenv.validation import (
     check_nonnegative,
     check_positive,
     check_probability,
+    check_sampled,
     check_scale,
     check_scale_array,
     suggest,
@@ -544,17 +545,21 @@ class CustomSpeedup(Speedup):
 
     def __call__(self, servers: Any) -> Any:
         k = np.asarray(servers, dtype=float)
-        return np.vectorize(lambda v: float(self.function(v)), otypes=[float])(k)
+        return np.vectorize(lambda v: _evaluate_speedup(self.function, self.name, v), otypes=[float])(k)
 
     def __repr__(self) -> str:
         return f"CustomSpeedup(name={self.name!r})"
 
 
 def _evaluate_speedup(function: Callable[[Any], Any], name: str, servers: float) -> float:
+    """``float(function(servers))``; whatever the user's callable raises becomes a ValueError naming the
+    speedup and the server count it was called with, chained to the original error."""
     try:
         return float(function(servers))
-    except (ArithmeticError, TypeError, ValueError) as error:
-        raise ValueError(f"speedup {name!r} fails at k={servers:.6g}: {error}") from error
+    except Exception as error:
+        raise ValueError(
+            f"speedup {name!r} ({function!r}) fails at k={float(servers):.6g}: {type(error).__name__}: {error}"
+        ) from error
 
 
 def as_speedup(speedup: float | Speedup | Callable[[Any], Any], max_servers: float = 1e6) -> Speedup:
@@ -574,9 +579,18 @@ def as_speedup(speedup: float | Speedup | Callable[[Any], Any], max_servers: flo
     )
 
 
+def draw_sizes(name: str, law: Distribution, rng: np.random.Generator, count: int) -> FloatArray:
+    """``count`` draws of ``law`` (the argument ``name``), through the sampled-value gate ``check_sampled``.
+
+    Every family draws its sizes and durations here, so a user's distribution returning NaN, 0, a
+    negative, an infinite or an out-of-range value is refused once, with one message, in every family.
+    """
+    return check_sampled(name, law.sample(rng, count), count, source=law)
+
+
 def offline_job_sizes(n_jobs: int, size_dist: Distribution, rng: np.random.Generator) -> FloatArray:
     """``n_jobs`` i.i.d. sizes, all present at time 0 (the heSRPT paper's offline setting, §5.2)."""
-    return np.asarray(size_dist.sample(rng, check_int("n_jobs", n_jobs, maximum=MAX_JOBS)), dtype=np.float64)
+    return draw_sizes("size_dist", size_dist, rng, check_int("n_jobs", n_jobs, maximum=MAX_JOBS))
 
 
 def poisson_job_stream(
@@ -588,7 +602,7 @@ def poisson_job_stream(
     """
     n = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
     times = np.cumsum(arrivals.interarrival_times(rng, n))
-    sizes = np.asarray(size_dist.sample(rng, n), dtype=np.float64)
+    sizes = draw_sizes("size_dist", size_dist, rng, n)
     return times, sizes
 
 

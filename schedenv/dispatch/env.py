@@ -40,9 +40,10 @@ from schedenv.validation import (
     check_nonnegative,
     check_positive,
     check_stream_horizon,
+    refuse_ignored,
     reject_unknown_kwargs,
 )
-from schedenv.workloads import Distribution, PoissonArrivals, poisson_job_stream
+from schedenv.workloads import Distribution, PoissonArrivals, draw_sizes, poisson_job_stream
 
 LIMITS_PER_DECADE = 4
 """Density of the default time-limit ladder (limits 10^(1/4) ≈ 1.78 apart)."""
@@ -261,6 +262,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"size_dist={self.size_dist!r} has an infinite mean; load needs a finite E[X]")
         self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.jobs = parse_jobs(jobs)
+        if self.jobs is not None:  # load and size_dist stay: model-based policies (TAGS, SITA-E) read them
+            refuse_ignored(DispatchEnv, "explicit jobs", {"n_arrivals": n_arrivals})
         if not isinstance(size_known, (bool, np.bool_)):
             raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
         self.size_known = bool(size_known)
@@ -451,7 +454,7 @@ def _size_class_bounds(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarr
     try:
         size_dist.cdf(size_dist.mean)
     except NotImplementedError:
-        draws = np.asarray(size_dist.sample(np.random.default_rng(0), 100_000), dtype=np.float64)
+        draws = draw_sizes("size_dist", size_dist, np.random.default_rng(0), 100_000)
         return tuple(float(q) for q in np.quantile(draws, SIZE_CLASS_QUANTILES))
     low, high = support_bracket(size_dist)
     if not math.isfinite(high):  # infinite variance (Pareto, alpha <= 2): widen until the top quantile is inside
@@ -480,7 +483,13 @@ def _parse_time_limits(time_limits: Any, size_dist: Distribution) -> np.ndarray:
         raise ValueError(f"time_limits={time_limits!r} is not allowed; it must be a flat sequence of numbers")
     if (~(ladder > 0)).any():
         raise ValueError(f"time_limits={ladder.tolist()!r} is not allowed; every limit must be > 0 (inf allowed)")
-    if (np.diff(ladder) <= 0).any():
+    if not np.isfinite(ladder[:-1]).all():
+        index = int(np.flatnonzero(~np.isfinite(ladder[:-1]))[0])
+        raise ValueError(
+            f"time_limits={ladder.tolist()!r} is not allowed; time_limits[{index}]={float(ladder[index])!r}: only "
+            "the last limit may be inf (run to completion)"
+        )
+    if not (np.diff(ladder) > 0).all():
         raise ValueError(f"time_limits={ladder.tolist()!r} is not allowed; limits must be strictly increasing")
     if ladder.size == 0 or not math.isinf(ladder[-1]):
         ladder = np.append(ladder, math.inf)

@@ -30,8 +30,8 @@ from gymnasium.utils import seeding
 from baselines.kernels.malleable import allocate, policy_code
 from schedenv.fastpath.result import DEFAULT_CHUNK, FastRun
 from schedenv.malleable.kernel import stable_order
-from schedenv.malleable.sim import COMPLETION_TOLERANCE
-from schedenv.workloads import Power
+from schedenv.malleable.sim import COMPLETION_TOLERANCE, MIN_ALLOCATION
+from schedenv.workloads import Power, draw_sizes
 
 
 @numba.njit(cache=True)
@@ -75,7 +75,7 @@ def _through_action(theta, remaining, n, max_jobs, fractions, action, applied, o
             applied[j] = group / (n - n_window)
         applied_total += applied[j]
     for j in range(n):
-        if applied_total <= 0.0:
+        if applied_total < MIN_ALLOCATION:
             applied[j] = 1.0 / n
         elif applied_total > 1.0 or not fractions:
             applied[j] = applied[j] / applied_total
@@ -159,13 +159,13 @@ def _workload(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tupl
         yield inner.jobs
         return
     if inner.mode == "offline":
-        yield np.zeros(inner.n_jobs), np.asarray(inner.size_dist.sample(rng, inner.n_jobs), dtype=np.float64)
+        yield np.zeros(inner.n_jobs), draw_sizes("size_dist", inner.size_dist, rng, inner.n_jobs)
         return
     left, clock = inner.n_arrivals, 0.0
     while left:
         m = min(chunk, left)
         gaps = inner.arrival_process.interarrival_times(rng, m)
-        sizes = np.asarray(inner.size_dist.sample(rng, m), dtype=np.float64)
+        sizes = draw_sizes("size_dist", inner.size_dist, rng, m)
         arrivals = clock + np.cumsum(gaps)
         clock, left = float(arrivals[-1]), left - m
         yield arrivals, sizes

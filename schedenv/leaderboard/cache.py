@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import tempfile
@@ -65,7 +66,8 @@ def remove_stale_temporaries(folder: str | os.PathLike[str]) -> int:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A JSON number that is not NaN (``json`` reads the non-standard ``NaN`` token as a float)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
 
 
 def cell_problem(payload: dict[str, Any]) -> str | None:
@@ -73,7 +75,8 @@ def cell_problem(payload: dict[str, Any]) -> str | None:
 
     The schema (``leaderboard.cells.run_cell``): ``seeds`` a non-empty list of integers; ``episodes``
     one per seed, in the same order, each ``{"seed": int, "metrics": {name: number}, "return": number,
-    "n_steps": int >= 0}``. A hand-edited or truncated cell (e.g. ``"episodes": []``) is not trusted.
+    "n_steps": int >= 0}`` (numbers are never NaN). A hand-edited or truncated cell (e.g. ``"episodes": []``)
+    is not trusted.
     """
     seeds, episodes = payload.get("seeds"), payload.get("episodes")
     if (
@@ -113,8 +116,11 @@ class CellCache:
         """The stored result of cell ``key``, or None when absent or unreadable (then recomputed)."""
         path = self.path(key)
         try:
-            text = path.read_text()
+            text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
+            return None
+        except UnicodeDecodeError as error:
+            warnings.warn(f"cache file {path} is not UTF-8 ({error}); the cell will be recomputed", stacklevel=2)
             return None
         try:
             payload = json.loads(text)

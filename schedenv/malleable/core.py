@@ -15,7 +15,15 @@ import math
 import numpy as np
 
 from schedenv.analysis.hesrpt import hesrpt_allocation
-from schedenv.malleable.sim import MalleableParams, MalleableState, StepOutcome, advance, initial_state, is_done
+from schedenv.malleable.sim import (
+    MIN_ALLOCATION,
+    MalleableParams,
+    MalleableState,
+    StepOutcome,
+    advance,
+    initial_state,
+    is_done,
+)
 from schedenv.validation import as_real_array
 
 SLOT_FEATURES = 3
@@ -43,7 +51,8 @@ ALLOCATION_MODES = ("normalized", "fractions")
 - "fractions": the counted weights are fractions of the servers; a sum <= 1 is used as is (the rest
   of the servers idle, as the heSRPT paper's model allows, Lemma 1), a sum > 1 is scaled to 1.
 
-In both modes an all-zero action splits the servers equally among the jobs (EQUI).
+In both modes an all-zero action splits the servers equally among the jobs (EQUI), as does one
+whose total is below ``MIN_ALLOCATION`` (subnormal weights).
 """
 
 
@@ -58,7 +67,7 @@ def allocation(weights: np.ndarray, window: np.ndarray, n_jobs: int, mode: str =
         outside[window] = False
         theta[outside] = weights[-1] / n_outside
     total = theta.sum()
-    if total <= 0.0:
+    if total < MIN_ALLOCATION:
         return np.full(n_jobs, 1.0 / n_jobs)
     if mode == "fractions" and total <= 1.0:
         return theta

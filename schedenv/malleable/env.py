@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import deque
 from typing import Any
 
 import gymnasium as gym
@@ -15,7 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from schedenv.analysis.hesrpt import Weights, hesrpt_weighted_flow_time
-from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
+from schedenv.display import RENDER_MODES, RENDER_WINDOW, HumanDisplay, check_render_mode, rendered
 from schedenv.malleable.core import (
     ACTION_MODES,
     ALLOCATION_MODES,
@@ -31,10 +32,10 @@ from schedenv.malleable.core import (
 )
 from schedenv.malleable.fast import FastCore
 from schedenv.malleable.metrics import episode_metrics
-from schedenv.malleable.render import render_allocation, render_text
+from schedenv.malleable.render import Interval, render_allocation, render_text
 from schedenv.malleable.sim import MalleableParams, MalleableState
 from schedenv.malleable.workload import parse_jobs
-from schedenv.records import JobRecord
+from schedenv.records import CompletedJobs, JobRecord
 from schedenv.reference import EpisodeReference
 from schedenv.validation import (
     MAX_JOBS,
@@ -45,9 +46,10 @@ from schedenv.validation import (
     check_probability,
     check_scale,
     check_stream_horizon,
+    refuse_ignored,
     reject_unknown_kwargs,
 )
-from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup
+from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup, draw_sizes
 
 PARAM_FEATURES = 4
 """Scenario features appended with ``observe_params=True``: p, load, objective, log10(1 + N) / 6."""
@@ -238,6 +240,9 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             raise ValueError(f"size_dist={size_dist!r} is not allowed; it must be a schedenv.workloads.Distribution")
         self.size_dist = size_dist if size_dist is not None else Pareto(alpha=1.5)
         self.jobs = parse_jobs(jobs, self.mode)
+        if self.jobs is not None:
+            ignored = {"n_jobs": n_jobs, "size_dist": size_dist, "load": load, "n_arrivals": n_arrivals}
+            refuse_ignored(MalleableEnv, "explicit jobs", ignored)
         self.n_jobs = check_int("n_jobs", n_jobs, maximum=MAX_JOBS)
         self.n_arrivals = check_int("n_arrivals", n_arrivals, maximum=MAX_JOBS)
         self.load = check_positive("load", load)
@@ -274,10 +279,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
 
         self._params: MalleableParams | None = None
         self._core: FastCore | ReferenceCore | None = None
-        self._records: list[JobRecord] = []
+        self._completed = CompletedJobs()
         self._epochs = 0
         self._overflow_epochs = 0
-        self._history: list[tuple[float, float, np.ndarray, np.ndarray]] = []
+        self._history: deque[Interval] = deque(maxlen=RENDER_WINDOW)  # kept for rgb_array / human only
         self._params_observed: np.ndarray | None = None
 
         self._reference = EpisodeReference("schedenv/Malleable-v0", arguments)
@@ -317,7 +322,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         core_class = FastCore if isinstance(self.speedup, Power) else ReferenceCore
         self._core = core_class(self._params, self.max_jobs, self.scale, self.allocation)
         self._params_observed = self.scenario_features() if self.observe_params else None
-        self._records, self._epochs, self._overflow_epochs, self._history = [], 0, 0, []
+        self._completed, self._epochs, self._overflow_epochs = CompletedJobs(), 0, 0
+        self._history.clear()
         self._count_overflow()
         if self._display is not None:
             self.render()
@@ -331,7 +337,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         outcome, theta = core.step(self._weights(action))
         if before is not None:
             self._history.append((before[0], core.time, before[1], theta.copy()))
-        self._records.extend(outcome.completed)
+        self._completed.extend(outcome.completed)
         self._epochs += 1
         self._count_overflow()
         terminated = core.done
@@ -470,12 +476,10 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         if self.jobs is not None:
             return self.jobs
         if self.mode == "offline":
-            sizes = np.asarray(self.size_dist.sample(self.np_random, self.n_jobs), dtype=np.float64)
-            return np.zeros(self.n_jobs), sizes
+            return np.zeros(self.n_jobs), draw_sizes("size_dist", self.size_dist, self.np_random, self.n_jobs)
         assert self.arrival_process is not None
         gaps = self.arrival_process.interarrival_times(self.np_random, self.n_arrivals)
-        sizes = np.asarray(self.size_dist.sample(self.np_random, self.n_arrivals), dtype=np.float64)
-        return np.cumsum(gaps), sizes
+        return np.cumsum(gaps), draw_sizes("size_dist", self.size_dist, self.np_random, self.n_arrivals)
 
     def _require_core(self) -> FastCore | ReferenceCore:
         if self._core is None:
@@ -507,7 +511,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         return {"total_flow_time": total, "mean_response_time": total / sizes.size}
 
     def _episode_metrics(self) -> dict[str, float]:
-        return episode_metrics(self._records, self._require_core().time, self._overflow_epochs, self._epochs)
+        return episode_metrics(self._completed, self._require_core().time, self._overflow_epochs, self._epochs)
 
 
 def _check_p_range(p_range: Any, speedup: Speedup) -> tuple[float, float] | None:
@@ -552,4 +556,4 @@ def _size_scale(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarray] | N
     mean = size_dist.mean
     if math.isfinite(mean):
         return float(mean)
-    return float(np.median(size_dist.sample(np.random.default_rng(0), 4097)))
+    return float(np.median(draw_sizes("size_dist", size_dist, np.random.default_rng(0), 4097)))

@@ -18,7 +18,7 @@ import math
 import numba
 import numpy as np
 
-from schedenv.malleable.sim import COMPLETION_TOLERANCE
+from schedenv.malleable.sim import COMPLETION_TOLERANCE, MIN_ALLOCATION
 
 
 @numba.njit(cache=True)
@@ -64,7 +64,7 @@ def step(
         if theta[j] < 0.0:
             theta[j] = action[action.size - 1] / n_outside
         total += theta[j]
-    if total <= 0.0:
+    if total < MIN_ALLOCATION:  # all-zero or subnormal: EQUI
         for j in range(n_jobs):
             theta[j] = 1.0 / n_jobs
     elif total > 1.0 or not fractions:

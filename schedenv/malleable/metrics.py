@@ -6,9 +6,7 @@ The env computes them from its records here; the batched env (``vector.py``) and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from schedenv.records import JobRecord, basic_metrics
+from schedenv.records import CompletedJobs
 
 METRICS = (
     "n_completed",
@@ -22,15 +20,13 @@ METRICS = (
 """The env's ``episode_metrics`` keys."""
 
 
-def episode_metrics(
-    records: Sequence[JobRecord], makespan: float, overflow_epochs: int, epochs: int
-) -> dict[str, float]:
-    """The env's ``episode_metrics`` (see its Information) from an episode's records.
+def episode_metrics(completed: CompletedJobs, makespan: float, overflow_epochs: int, epochs: int) -> dict[str, float]:
+    """The env's ``episode_metrics`` (see its Information) from an episode's finished jobs.
 
     ``makespan`` is the time of the last completion; ``overflow_fraction`` is the share of the
     ``epochs`` decision epochs with jobs outside the window.
     """
-    metrics = basic_metrics(records)
+    metrics = completed.metrics()
     n = metrics["n_completed"]
     metrics["total_flow_time"] = metrics["mean_response_time"] * n
     metrics["total_slowdown"] = metrics["mean_slowdown"] * n

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import numpy as np
 
+from schedenv.display import RENDER_JOBS
 from schedenv.malleable.sim import MalleableState
 
 
@@ -22,8 +25,30 @@ def render_text(state: MalleableState, window: np.ndarray, n_servers: float) -> 
     return "\n".join(lines)
 
 
-def render_allocation(history: list[tuple[float, float, np.ndarray, np.ndarray]], now: float) -> np.ndarray:
-    """Stacked allocation over time: each interval's fractions theta, one colour per job."""
+Interval = tuple[float, float, np.ndarray, np.ndarray]
+"""One decision epoch of the allocation history: start, end, the job ids and their fractions theta."""
+
+
+def allocation_bars(history: Iterable[Interval]) -> list[tuple[float, float, float, float, int]]:
+    """The bars of the allocation chart: (start, width, bottom, height, job id; -1 for the grey rest).
+
+    Each epoch gets one bar per job for its first ``RENDER_JOBS`` jobs and one grey bar for the rest,
+    so the chart of ``RENDER_WINDOW`` epochs has a bounded number of bars whatever the queue length.
+    """
+    bars = []
+    for start, end, job_ids, theta in history:
+        shares = theta[:RENDER_JOBS].tolist()
+        tops = np.cumsum(theta[:RENDER_JOBS]).tolist()
+        for job, share, top in zip(job_ids[:RENDER_JOBS].tolist(), shares, tops, strict=True):
+            bars.append((start, end - start, top - share, share, int(job)))
+        rest = float(theta[RENDER_JOBS:].sum())
+        if rest > 0:
+            bars.append((start, end - start, tops[-1], rest, -1))
+    return bars
+
+
+def render_allocation(history: Sequence[Interval], now: float) -> np.ndarray:
+    """Stacked allocation over time: each interval's fractions theta, one colour per job (``allocation_bars``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -34,12 +59,11 @@ def render_allocation(history: list[tuple[float, float, np.ndarray, np.ndarray]]
     canvas = FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     colours = matplotlib.colormaps["tab20"]
-    for start, end, job_ids, theta in history:
-        bottom = 0.0
-        for job, share in zip(job_ids, theta, strict=True):
-            axes.bar(start, share, width=end - start, bottom=bottom, align="edge", color=colours(int(job) % 20))
-            bottom += float(share)
-    axes.set_xlim(0.0, max(now, 1e-12))
+    for start, width, bottom, height, job in allocation_bars(history):
+        colour = "lightgrey" if job < 0 else colours(job % 20)
+        axes.bar(start, height, width=width, bottom=bottom, align="edge", color=colour)
+    first = history[0][0] if history else 0.0
+    axes.set_xlim(first, max(now, first + 1e-12))
     axes.set_ylim(0.0, 1.0)
     axes.set_xlabel("time")
     axes.set_ylabel("fraction of servers")

@@ -28,6 +28,11 @@ from schedenv.workloads import Power, Speedup
 COMPLETION_TOLERANCE = 1e-12
 """A job whose remaining size falls below this fraction of its size completes now (ties)."""
 
+MIN_ALLOCATION = 2.2250738585072014e-308
+"""Smallest total allocation used as given: float64's smallest normal number (``sys.float_info.min``).
+A total below it (subnormal weights) counts as all-zero, i.e. EQUI: with ``allocation="fractions"``
+a subnormal share would make a job's finish time x / s(theta N) overflow to inf."""
+
 
 @dataclass(frozen=True)
 class MalleableParams:

@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
+from schedenv.display import RENDER_MODES, RENDER_WINDOW, HumanDisplay, check_render_mode, rendered
 from schedenv.moldable.core import (
     DEFAULT_MAX_RUNNING,
     GLOBAL_FEATURES,
@@ -44,6 +44,7 @@ from schedenv.validation import (
     check_int,
     check_nonnegative,
     check_scale,
+    refuse_ignored,
     reject_unknown_kwargs,
 )
 
@@ -263,6 +264,9 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         arguments = dict(locals())  # before any other statement: the reference run rebuilds the env from them
         if jobs is not None and trace is not None:
             raise ValueError("jobs and trace were both given; give one of them")
+        if jobs is not None or trace is not None:
+            because = "explicit jobs" if jobs is not None else "a trace"
+            refuse_ignored(MoldableEnv, because, {"workload": workload, "arrival_interval": arrival_interval})
         self.render_mode = check_render_mode(render_mode)
         self._display = HumanDisplay(self.metadata["render_fps"]) if self.render_mode == "human" else None
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
@@ -334,7 +338,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
             job_set = self.fixed_jobs
         else:
             assert self.generator is not None
-            job_set = self.generator.sample(self.np_random, self.n_jobs, self.n_procs)
+            job_set = self.generator.draw(self.np_random, self.n_jobs, self.n_procs)
         self._core = FastCore(job_set, self.max_jobs, self.time_scale, self.max_running)
         self._records, self._epochs, self._overflow_epochs = [], 0, 0
         self._count_epoch()
@@ -377,7 +381,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
             self.render_mode,
             self._display,
             lambda: render_text(self.state),
-            lambda: render_gantt(self._records, self.state),
+            lambda: render_gantt(self._records[-RENDER_WINDOW:], self.state),
         )
 
     def close(self) -> None:

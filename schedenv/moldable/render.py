@@ -31,7 +31,8 @@ def render_text(view: MoldableView) -> str:
 
 
 def render_gantt(records: Sequence[MoldableJobRecord], view: MoldableView) -> np.ndarray:
-    """Busy processors over time (finished and running jobs) as an RGB array."""
+    """Busy processors over time (the finished jobs given, e.g. the last ``RENDER_WINDOW``, and the
+    running ones) as an RGB array."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -154,7 +154,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             else:
                 generator = self._generators[i]
                 assert generator is not None and template.generator is not None
-                jobs = template.generator.sample(generator, template.n_jobs, template.n_procs)
+                jobs = template.generator.draw(generator, template.n_jobs, template.n_procs)
                 self._arrivals_f[i], self._arrivals_i[i], _ = arrival_arrays(jobs)
         rows = rows.astype(np.int64)
         start_rows(

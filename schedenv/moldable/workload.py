@@ -39,6 +39,7 @@ from schedenv.validation import (
     SCALE_RANGE,
     check_int,
     check_nonnegative,
+    check_sampled,
     check_scale,
     check_time_resolution,
     suggest,
@@ -182,6 +183,13 @@ class CirneWorkload:
     def work_load(self, n_procs: int) -> float:
         """E[L] / (arrival_interval m): the load if every job ran at perfect efficiency."""
         return self.mean_work / (self.arrival_interval * n_procs)
+
+    def draw(self, rng: np.random.Generator, n_jobs: int, n_procs: int) -> MoldableJobSet:
+        """``sample`` with its works L passed through the sampled-value gate (``check_sampled``), so a
+        subclass's ``sample`` returning NaN, 0, negative or infinite work is refused naming it."""
+        jobs = self.sample(rng, n_jobs, n_procs)
+        check_sampled("workload", jobs.L, n_jobs, source=self)
+        return jobs
 
     def sample(self, rng: np.random.Generator, n_jobs: int, n_procs: int) -> MoldableJobSet:
         """``n_jobs`` jobs; the first arrives at t = 0. Draw order: gaps, A, L, sigma (common random numbers)."""

@@ -21,7 +21,7 @@ from schedenv.multiserver.packing import PACKINGS
 from schedenv.multiserver.render import render_servers, render_text
 from schedenv.multiserver.sim import MultiserverJobRecord, MultiserverParams, MultiserverState, StepOutcome
 from schedenv.multiserver.srpt1 import srpt1_mean_response_time
-from schedenv.multiserver.trace import is_swf, read_alibaba_gpu_trace, read_swf_jobs, scale_to_load
+from schedenv.multiserver.trace import read_alibaba_gpu_trace, read_swf_jobs, scale_to_load, trace_format
 from schedenv.multiserver.workload import (
     PARAMETERS,
     PARAMETERS_HIGH,
@@ -43,6 +43,7 @@ from schedenv.validation import (
     check_positive,
     check_stream_horizon,
     check_time_resolution,
+    refuse_ignored,
     reject_unknown_kwargs,
 )
 from schedenv.workloads import Choice, Distribution, Exponential
@@ -156,9 +157,10 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     ``duration_dist``, independently of the need. ``jobs`` replaces the random stream by an
     explicit job set; ``trace="alibaba"`` replays the Alibaba GPU trace of 2023 (need = GPUs,
     duration = run time; arrival times scaled by one factor so that the replayed tasks' load is
-    ``load``; a path ending in ``.swf`` replays a Parallel Workloads Archive trace, processors
-    scaled to k; see ``schedenv.multiserver.trace``). The workload is drawn at ``reset`` from the
-    seed (gaps, then sizes, then needs), so every contender sees the same jobs for the same seed.
+    ``load``; an SWF file, plain or gzip (the format is recognised by content), replays a Parallel
+    Workloads Archive trace, processors scaled to k; see ``schedenv.multiserver.trace``). The
+    workload is drawn at ``reset`` from the seed (gaps, then sizes, then needs), so every contender
+    sees the same jobs for the same seed.
 
     ## Episode End
     Terminates when every job has arrived and completed. Never truncates by itself.
@@ -268,6 +270,9 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
                 raise ValueError(f"{name}={law!r} is not allowed; it must be a schedenv.workloads.Distribution")
         if size_dist is not None and duration_dist is not None:
             raise ValueError("give exactly one of size_dist and duration_dist, not both")
+        if jobs is not None:
+            ignored = {"server_needs": server_needs, "size_dist": size_dist, "duration_dist": duration_dist}
+            refuse_ignored(MultiserverJobEnv, "explicit jobs", {**ignored, "load": load, "n_arrivals": n_arrivals})
         if size_dist is None and duration_dist is None:
             size_dist = Exponential(1.0)
         self.load = check_positive("load", load)
@@ -527,10 +532,12 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
             raise ValueError(
                 f"trace={trace!r} is not allowed; give 'alibaba', the path of the Alibaba CSV file or of an SWF file"
             )
-        if is_swf(trace):
+        if trace == "alibaba":
+            arrivals, needs, durations = read_alibaba_gpu_trace(None)
+        elif trace_format(trace) == "swf":
             arrivals, needs, durations = read_swf_jobs(trace, self.n_servers)
         else:
-            arrivals, needs, durations = read_alibaba_gpu_trace(None if trace == "alibaba" else trace)
+            arrivals, needs, durations = read_alibaba_gpu_trace(trace)
         arrivals, needs, durations = arrivals[: self.n_arrivals], needs[: self.n_arrivals], durations[: self.n_arrivals]
         if needs.max() > self.n_servers:
             raise ValueError(

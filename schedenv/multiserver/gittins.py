@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from schedenv.workloads import Distribution
+from schedenv.workloads import Distribution, draw_sizes
 
 GRID_POINTS = 1200
 SIGNIFICANT_DIGITS = 6
@@ -33,8 +33,9 @@ class GittinsRank:
     """rank(age) for one size law S_i, tabulated on an age grid at construction."""
 
     def __init__(self, size_dist: Distribution) -> None:
-        mean = size_dist.mean
-        scale = mean if math.isfinite(mean) else float(np.median(size_dist.sample(np.random.default_rng(0), 4097)))
+        scale = size_dist.mean
+        if not math.isfinite(scale):
+            scale = float(np.median(draw_sizes("size_dist", size_dist, np.random.default_rng(0), 4097)))
         grid = np.concatenate([[0.0], np.geomspace(1e-6 * scale, _tail_age(size_dist, scale), GRID_POINTS - 1)])
         cdf = self._cdf(size_dist, grid)
         middle = self._cdf(size_dist, 0.5 * (grid[1:] + grid[:-1]))

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schedenv.traces import read_replay
+from schedenv.traces import GZIP_MAGIC, SWF_FIELDS, open_text, read_replay
 from schedenv.validation import check_int, check_positive
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def read_alibaba_gpu_trace(path: str | Path | None = None) -> tuple[np.ndarray, 
             "path (trace='alibaba' in the env) for the copy shipped with schedenv"
         )
     data = source.read_bytes()
-    text = (gzip.decompress(data) if source.name.endswith(".gz") else data).decode("utf-8-sig")
+    text = (gzip.decompress(data) if data[:2] == GZIP_MAGIC else data).decode("utf-8-sig")
     arrivals, needs, durations = [], [], []
     for row in csv.DictReader(io.StringIO(text, newline="")):
         gpus = int(row["num_gpu"] or 0)
@@ -109,6 +109,43 @@ def read_swf_jobs(path: str | Path, n_servers: int) -> tuple[np.ndarray, np.ndar
     return replay.submit, needs.astype(np.int64), replay.run_time
 
 
-def is_swf(trace: str) -> bool:
-    """Whether ``trace`` names an SWF file (by its extension, as the archive names them)."""
-    return trace.lower().endswith(".swf")
+ALIBABA_COLUMNS = ("creation_time", "scheduled_time", "deletion_time", "num_gpu")
+"""The columns of the Alibaba GPU CSV that the replay reads."""
+
+
+def trace_format(trace: str) -> str:
+    """``"swf"`` or ``"alibaba"``: the format of the trace file at ``trace`` (plain or gzip), by content.
+
+    An SWF file's first line is a ``;`` header comment or a job line of 18 numbers; the Alibaba CSV's
+    is a header naming ``ALIBABA_COLUMNS``. Any other file is refused naming what was found, so a
+    wrong file fails here rather than deep in a reader (``KeyError: 'num_gpu'``).
+    """
+    if not Path(trace).is_file():
+        raise FileNotFoundError(
+            f"trace file {trace!r} not found; give 'alibaba', or the path of an SWF file or of the Alibaba GPU CSV "
+            "(plain or .gz)"
+        )
+    try:
+        with open_text(trace) as handle:
+            first = next((line.strip() for line in handle if line.strip()), "")
+    except (OSError, EOFError) as error:  # a truncated or corrupt gzip stream
+        raise ValueError(f"trace={trace!r} is not allowed: it cannot be read ({error})") from error
+    first = first.lstrip("\ufeff")
+    fields = first.split()
+    if first.startswith(";") or (len(fields) == len(SWF_FIELDS) and all(_is_number(f) for f in fields)):
+        return "swf"
+    if all(column in first.split(",") for column in ALIBABA_COLUMNS):
+        return "alibaba"
+    raise ValueError(
+        f"trace={trace!r} is not allowed: its first line {first[:80]!r} is neither SWF (';' header comments or job "
+        f"lines of {len(SWF_FIELDS)} numbers, plain or .gz) nor the Alibaba GPU CSV (a header with the columns "
+        f"{list(ALIBABA_COLUMNS)})"
+    )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

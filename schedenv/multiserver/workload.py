@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from schedenv.validation import as_real_array, check_int, check_positive, check_scale_array, check_time_resolution
-from schedenv.workloads import Choice, Distribution, Empirical, PoissonArrivals
+from schedenv.workloads import Choice, Distribution, Empirical, PoissonArrivals, draw_sizes
 
 
 class ScaledDistribution(Distribution):
@@ -130,9 +130,10 @@ class MultiserverWorkload:
         """
         n = check_int("n_arrivals", n_arrivals)
         times = np.cumsum(PoissonArrivals(self.arrival_rate(load)).interarrival_times(rng, n))
-        law = self.size_dist if self.size_dist is not None else self.duration_dist
+        sized = self.size_dist is not None
+        name, law = ("size_dist", self.size_dist) if sized else ("duration_dist", self.duration_dist)
         assert law is not None
-        draws = np.asarray(law.sample(rng, n), dtype=np.float64)
+        draws = draw_sizes(name, law, rng, n)
         needs = np.asarray(self.server_needs.sample(rng, n), dtype=np.float64).astype(np.int64)
         durations = draws * self.n_servers / needs if self.size_dist is not None else draws
         return times, needs, durations

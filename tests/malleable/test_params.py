@@ -45,7 +45,7 @@ def test_observe_params_appends_four_slots_and_leaves_the_rest_unchanged(kwargs:
     [
         ({"speedup": 0.3}, [0.3, 0.0, 1.0, math.log10(1001.0) / 6]),
         ({"mode": "online", "load": 0.7, "objective": "flow_time", "n_servers": 1e6}, [0.5, 0.7, 0.0, 1.0]),
-        ({"mode": "online", "jobs": [[0.0, 1.0], [2.0, 1.0]], "load": 0.7}, [0.5, 0.0, 1.0, math.log10(1001.0) / 6]),
+        ({"mode": "online", "jobs": [[0.0, 1.0], [2.0, 1.0]]}, [0.5, 0.0, 1.0, math.log10(1001.0) / 6]),
         # Amdahl above one server: N s'(N) / s(N) = f / (N (1 - f) + f) = 0.9 / 1.9.
         ({"speedup": Amdahl(0.9), "n_servers": 10.0}, [0.9 / 1.9, 0.0, 1.0, math.log10(11.0) / 6]),
     ],
