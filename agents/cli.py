@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -159,30 +160,36 @@ def _sweep_command(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def evaluate_agent(args: argparse.Namespace) -> int:
-    """Handler of ``schedenv evaluate --agent DIR``: the agent, the paper policy and the best baseline.
+    """Handler of ``schedenv evaluate --agent PATH``: the agent, the paper policy and the best baseline.
 
-    The agent plays held-out test seeds (``agents.protocol``: never a seed its training envs were
-    reset with, nor a validation seed), 100 by default, in the native batched env; the baselines
-    play the same seeds. ``--json`` prints, besides the comparison rows: ``ratio`` and
-    ``ratio_ci95`` (paired bootstrap, [low, high]), ``per_seed``, ``test_seeds``, ``train_seeds``,
-    ``best_baseline`` and ``best_baseline_ratio``.
+    PATH is a ``schedenv train`` folder, an RL Zoo run folder, an SB3 ``.zip`` or a Python callable
+    ``module:function`` (``agents.sources``). The agent plays held-out test seeds
+    (``agents.protocol``: never a seed its training envs were reset with, nor a validation seed),
+    100 by default, in the native batched env; the baselines play the same seeds. ``--json`` prints,
+    besides the comparison rows: ``ratio`` and ``ratio_ci95`` (paired bootstrap, [low, high]),
+    ``per_seed``, ``test_seeds``, ``train_seeds``, ``best_baseline`` and ``best_baseline_ratio``.
     """
-    import agents
     from agents.assess import assess
     from agents.protocol import check_disjoint, held_out_seeds, train_seeds
     from agents.runs import read_provenance
+    from agents.sources import check_agent_env, load_agent, resolve_agent
 
-    saved = read_config(Path(args.agent))
-    env_id = check_env_id(args.env or saved["env_id"])
-    raw_kwargs = {**(saved.get("env_kwargs") or {}), **json_object(args.env_kwargs, "--env-kwargs")}
+    source = resolve_agent(args.agent)
+    env_id = check_env_id(check_agent_env(source, args.env))
+    raw_kwargs = {**source.env_kwargs, **json_object(args.env_kwargs, "--env-kwargs")}
     env_kwargs = {key: from_spec(value) for key, value in raw_kwargs.items()}
-    agent = agents.load(args.agent)
-    _check_spaces(agent.model, env_id, env_kwargs)
+    agent = load_agent(source)
+    model = getattr(agent, "model", None)
+    if model is not None:
+        _check_spaces(model, env_id, env_kwargs)
     episodes = 100 if args.episodes is None else args.episodes
     seeds = held_out_seeds(args.seed, episodes)
-    trained_on = read_provenance(Path(args.agent)).get("train_seeds") or train_seeds(
-        int(saved.get("seed", 0)), int(saved.get("n_envs", 1))
-    )
+    trained_on: list[int] = []
+    if source.run_dir is not None:
+        saved = read_config(source.run_dir)
+        trained_on = read_provenance(source.run_dir).get("train_seeds") or train_seeds(
+            int(saved.get("seed", 0)), int(saved.get("n_envs", 1))
+        )
     check_disjoint(seeds, trained_on, "training env seeds of this run")
     metric = args.metric or objective_metric(env_id, env_kwargs)
     if args.metric:
@@ -192,21 +199,29 @@ def evaluate_agent(args: argparse.Namespace) -> int:
         probe = evaluate_fast(env_id, baselines.reference(env_id), seeds[:1], **env_kwargs)
         check_metric(metric, list(probe.summary))
     contenders = args.contenders.split(",") if args.contenders else None
-    result = assess(agent.act_batch, env_id, env_kwargs, seeds, metric, contenders=contenders)
-    rows = _rows(agent.name, result)
-    print(f"{env_id}  {json.dumps(raw_kwargs)}  test seeds {seeds.start}..{seeds.stop - 1}  agent {args.agent}")
-    print_comparison(rows, metric, result.reference)
+    policy = agent if source.kind == "callable" else agent.act_batch
+    result = assess(policy, env_id, env_kwargs, seeds, metric, contenders=contenders)
+    rows = _rows(source.name, result)
+    report = sys.stderr if args.json else sys.stdout
+    print(
+        f"{env_id}  {json.dumps(raw_kwargs)}  test seeds {seeds.start}..{seeds.stop - 1}  "
+        f"agent {args.agent} ({source.kind})",
+        file=report,
+    )
+    print_comparison(rows, metric, result.reference, file=report, not_applicable=result.skipped)
     low, high = result.ratio_ci95(result.reference)
     best = result.best_baseline
     print(
         f"ratio to {result.reference}: {result.ratio(result.reference):.4f} [{low:.4f}, {high:.4f}]; "
-        f"best baseline {best}: ratio {result.ratio(best):.4f}"
+        f"best baseline {best}: ratio {result.ratio(best):.4f}",
+        file=report,
     )
     if args.json:
         summary = {
             **rows[0],
             **result.summary(),
-            "contender": agent.name,
+            "contender": source.name,
+            "agent": {"kind": source.kind, "path": args.agent, "algo": source.algo},
             "episodes": episodes,
             "seed": args.seed,
             "env_kwargs": raw_kwargs,

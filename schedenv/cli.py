@@ -20,13 +20,13 @@ from schedenv.comparison import (
     check_metric,
     check_seeds,
     comparison_rows,
+    evaluate_applicable,
     objective_metric,
     parse_env_kwargs,
     print_comparison,
     run_reporting_errors,
     strict_json,
 )
-from schedenv.fastpath import evaluate_fast
 from schedenv.leaderboard.cli import add_leaderboard_parser
 from schedenv.leaderboard.suites import SUITES, suite
 from schedenv.reproduce import available_figures, run_figure
@@ -51,17 +51,17 @@ def _evaluate(args: argparse.Namespace) -> int:
     env_kwargs = parse_env_kwargs(args.env_kwargs)
     reference = baselines.reference(env_id)
     names = args.contenders.split(",") if args.contenders else baselines.available(env_id)
-    names = [reference] + [n for n in names if n != reference]
     seeds = check_seeds("--seed", args.seed, 10 if args.episodes is None else args.episodes)
     metric = args.metric or objective_metric(env_id, env_kwargs)
-    results = {reference: evaluate_fast(env_id, reference, seeds, **env_kwargs)}
+    results, not_applicable = evaluate_applicable(env_id, names, seeds, env_kwargs)
     check_metric(metric, list(results[reference].summary))
-    results.update({name: evaluate_fast(env_id, name, seeds, **env_kwargs) for name in names[1:]})
     rows = comparison_rows(results, reference, metric)
-    print(f"{env_id}  {args.env_kwargs or '{}'}  seeds {seeds.start}..{seeds.stop - 1}")
-    print_comparison(rows, metric, reference)
+    report = sys.stderr if args.json else sys.stdout
+    print(f"{env_id}  {args.env_kwargs or '{}'}  seeds {seeds.start}..{seeds.stop - 1}", file=report)
+    print_comparison(rows, metric, reference, file=report, not_applicable=not_applicable)
     if args.json:
-        print(json.dumps(strict_json({"env_id": env_id, "metric": metric, "reference": reference, "rows": rows})))
+        document = {"env_id": env_id, "metric": metric, "reference": reference, "rows": rows}
+        print(json.dumps(strict_json({**document, "not_applicable": not_applicable})))
     return 0
 
 
