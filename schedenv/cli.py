@@ -29,7 +29,8 @@ from schedenv.comparison import (
 )
 from schedenv.leaderboard.cli import add_leaderboard_parser
 from schedenv.leaderboard.suites import SUITES, suite
-from schedenv.reproduce import available_figures, run_figure
+from schedenv.reporting import output_folder
+from schedenv.reproduce import NOT_IN_CHECKOUT, REPRODUCE_DIR, available_figures, figure_script, run_figure
 
 
 def _list(_: argparse.Namespace) -> int:
@@ -38,7 +39,7 @@ def _list(_: argparse.Namespace) -> int:
         names = ", ".join(f"{n}*" if n == reference else n for n in baselines.available(env_id))
         print(f"{env_id}\n  baselines (* = paper policy): {names}")
     print("leaderboard suites:", ", ".join(f"{name} ({len(suite(name))} scenarios)" for name in SUITES))
-    print("reproductions:", ", ".join(available_figures()) or "none")
+    print("reproductions:", ", ".join(available_figures()) if REPRODUCE_DIR.is_dir() else "in a source checkout only")
     return 0
 
 
@@ -67,11 +68,18 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def _reproduce(args: argparse.Namespace) -> int:
     if args.list or not args.figure:
+        if not REPRODUCE_DIR.is_dir():
+            raise ValueError(NOT_IN_CHECKOUT)
         for name, description in available_figures().items():
             print(f"{name:<24} {description}")
         return 0
+    figure_script(args.figure)  # an unknown name fails before any folder is made
     extra = ["--quick"] if args.quick else []
-    return run_figure(args.figure, [*extra, "--out", args.out])
+    if args.update_results:
+        output_folder(args.out, True, args.quick)  # the refusals (--quick, another --out)
+        return run_figure(args.figure, [*extra, "--update-results"])
+    out = output_folder(args.out, False, args.quick, name=f"reproduce-{args.figure}")
+    return run_figure(args.figure, [*extra, "--out", str(out)])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,7 +112,14 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("figure", nargs="?", help="figure name (see --list)")
     rep.add_argument("--list", action="store_true", help="list the reproductions")
     rep.add_argument("--quick", action="store_true", help="a small version that runs in about a minute")
-    rep.add_argument("--out", default="benchmarks/results", help="output folder")
+    rep.add_argument(
+        "--out", default=None, help="output folder (default: a fresh runs/reproduce-NAME-<time> here, printed)"
+    )
+    rep.add_argument(
+        "--update-results",
+        action="store_true",
+        help="rewrite the committed result in benchmarks/results/ (a source checkout; never with --quick)",
+    )
     rep.set_defaults(run=_reproduce)
 
     add_leaderboard_parser(commands)
