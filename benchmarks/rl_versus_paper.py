@@ -35,7 +35,7 @@ from agents.runs import read_evaluations, read_provenance
 from agents.sweep import run_folder, sweep
 from agents.train import CONFIG_DIR, resolve_config
 from schedenv.comparison import objective_metric
-from schedenv.reporting import markdown_table, provenance
+from schedenv.reporting import add_output_arguments, markdown_table, provenance, resolve_output_args
 from schedenv.stats import iqm_interval
 from schedenv.workloads import from_spec
 
@@ -68,9 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timesteps", type=int, default=None, help="training steps per seed (default: the preset's)")
     parser.add_argument("--test-episodes", type=int, default=100, help="held-out test seeds 0 .. n-1")
     parser.add_argument("--workers", type=int, default=2, help="training runs at once")
-    parser.add_argument("--out", default="benchmarks/results", help="folder of the .md")
+    add_output_arguments(parser)
     parser.add_argument("--runs", default="runs", help="parent folder of the training runs")
     args = parser.parse_args(argv)
+    args.out = resolve_output_args(args)
     preset = PRESETS[args.preset]
     seeds = TRAIN_SEEDS[:1] if args.quick else TRAIN_SEEDS
     timesteps = args.timesteps or (20_000 if args.quick else preset.timesteps)
