@@ -25,7 +25,7 @@ from gymnasium.vector import AutoresetMode
 
 import baselines
 from schedenv.comparison import evaluate_applicable
-from schedenv.evaluation import EvaluationResult
+from schedenv.evaluation import EvaluationResult, seed_text
 from schedenv.stats import ratio_interval
 
 BATCH = 128
@@ -141,6 +141,13 @@ class Assessment:
     """Every baseline that could act here (the paper policy included), by name."""
     skipped: dict[str, str] = field(default_factory=dict)
     """Baselines that cannot act in this configuration, with the reason."""
+
+    def __repr__(self) -> str:
+        return (
+            f"Assessment(env_id={self.env_id!r}, metric={self.metric!r}, seeds={seed_text(self.seeds)}, "
+            f"agent_mean={float(self.agent.mean()):.6g}, ratio_to_{self.reference}={self.ratio(self.reference):.4f}, "
+            f"baselines={len(self.baselines)}, skipped={len(self.skipped)})"
+        )
 
     def values(self, name: str) -> np.ndarray:
         """Per-seed metric of a baseline (in ``seeds`` order)."""

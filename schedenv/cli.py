@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 import baselines
 import schedenv
@@ -31,6 +32,14 @@ from schedenv.leaderboard.cli import add_leaderboard_parser
 from schedenv.leaderboard.suites import SUITES, suite
 from schedenv.reporting import output_folder
 from schedenv.reproduce import NOT_IN_CHECKOUT, REPRODUCE_DIR, available_figures, figure_script, run_figure
+
+
+def package_version() -> str:
+    """The installed distribution's version (package metadata), or ``unknown`` when running from an uninstalled tree."""
+    try:
+        return metadata.version("schedenv")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _list(_: argparse.Namespace) -> int:
@@ -74,7 +83,7 @@ def _reproduce(args: argparse.Namespace) -> int:
             print(f"{name:<24} {description}")
         return 0
     figure_script(args.figure)  # an unknown name fails before any folder is made
-    extra = ["--quick"] if args.quick else []
+    extra = [flag for flag, given in (("--quick", args.quick), ("--quiet", args.quiet)) if given]
     if args.update_results:
         output_folder(args.out, True, args.quick)  # the refusals (--quick, another --out)
         return run_figure(args.figure, [*extra, "--update-results"])
@@ -87,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schedenv", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
+    parser.add_argument("--version", action="version", version=f"schedenv {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("list", help="env ids, baselines per env, reproductions").set_defaults(run=_list)
@@ -115,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "--out", default=None, help="output folder (default: a fresh runs/reproduce-NAME-<time> here, printed)"
     )
+    rep.add_argument("--quiet", action="store_true", help="no progress bars")
     rep.add_argument(
         "--update-results",
         action="store_true",

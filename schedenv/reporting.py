@@ -16,12 +16,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from schedenv.progress import set_quiet
+
 RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
 """The committed results of a source checkout: written only with ``--update-results``."""
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--out`` and ``--update-results``, the output flags of every reproduction script (see ``output_folder``)."""
+    """``--out``, ``--update-results`` and ``--quiet``: the output flags of every reproduction script."""
     parser.add_argument(
         "--out",
         default=None,
@@ -32,6 +34,7 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="rewrite the committed results in benchmarks/results/ (never with --quick)",
     )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 def output_folder(out: str | None, update_results: bool, quick: bool, name: str = "results") -> Path:
@@ -77,7 +80,9 @@ def _committed(folder: Path) -> bool:
 
 
 def resolve_output_args(args: argparse.Namespace) -> Path:
-    """``output_folder`` for parsed ``add_output_arguments`` flags (and ``--quick``, when the script has it)."""
+    """``output_folder`` for parsed ``add_output_arguments`` flags (and ``--quick``, when the script has it);
+    ``--quiet`` silences the progress bars."""
+    set_quiet(bool(args.quiet))
     return output_folder(args.out, args.update_results, bool(getattr(args, "quick", False)))
 
 

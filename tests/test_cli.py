@@ -188,3 +188,29 @@ def test_parse_env_kwargs_builds_objects_and_keeps_plain_values() -> None:
     assert kwargs["size_dist"].alpha == 0.8
     assert parse_env_kwargs(None) == {}
     assert parse_env_kwargs("") == {}
+
+
+def test_version_comes_from_the_package_metadata(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"schedenv {metadata.version('schedenv')}\n"
+
+
+def test_big_results_have_short_reprs_with_their_key_numbers() -> None:
+    from schedenv.fastpath import run_fast
+
+    result = evaluate(ENV_ID, "hesrpt", range(20), n_jobs=50)
+    text = repr(result)
+    assert len(text) < 300 and len(repr(result.episodes[0].records)) > 2000  # 50 job records each, not dumped
+    assert "contender='hesrpt'" in text and "episodes=20" in text and "seeds=0..19" in text
+    assert f"mean_slowdown={result.summary['mean_slowdown']}" in text
+    episode = repr(result.episodes[3])
+    assert len(episode) < 200 and "seed=3" in episode and "records=50" in episode
+    assert f"mean_slowdown={result.episodes[3].metrics['mean_slowdown']:.6g}" in episode
+    run = run_fast("schedenv/Dispatch-v0", "tags-slowdown", 0, n_arrivals=2000, keep_completions=True)
+    text = repr(run)
+    assert text.startswith("DispatchFastRun(seed=0,") and len(text) < 250 and "n_events=" in text
+    assert f"mean_slowdown={run.metrics['mean_slowdown']:.6g}" in text

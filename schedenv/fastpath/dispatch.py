@@ -75,7 +75,7 @@ def run_chunk(
         begin_step(sf)
 
 
-@dataclass
+@dataclass(repr=False)
 class DispatchFastRun(FastRun):
     """A fast-path episode of the dispatch family; ``records()`` gives ``DispatchRecord`` objects.
 

@@ -78,7 +78,7 @@ def _account(ints, floats, done, counters, totals, records):
         counters[C_OVERFLOW] += ints[N_QUEUED] > ints[MAX_JOBS]
 
 
-@dataclass
+@dataclass(repr=False)
 class MoldableFastRun(FastRun):
     """A moldable fast-path episode; ``job_records`` are the env's records in completion order."""
 
