@@ -1,4 +1,4 @@
-"""The evaluation protocol of the RL harness: which seeds train, which validate, which test (DESIGN §6).
+"""The evaluation protocol of the RL harness: which seeds train, which validate, which test (docs/rl/index.md).
 
 Every integer seed of an env belongs to exactly one of three ranges, so that a test episode can
 never be one a training env was reset with, by construction:

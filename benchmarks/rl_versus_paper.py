@@ -1,4 +1,4 @@
-"""RL agents against each family's paper policy and best baseline, on held-out seeds (DESIGN §6).
+"""RL agents against each family's paper policy and best baseline, on held-out seeds (docs/rl/index.md).
 
     python benchmarks/rl_versus_paper.py malleable-offline   # PPO vs heSRPT, the offline optimum
     python benchmarks/rl_versus_paper.py malleable-online    # PPO vs Adaptive-heSRPT (rho = 0.8)
@@ -14,7 +14,7 @@ test seeds (0..99), never seen in training, beside every baseline of the env on 
 ``benchmarks/results/rl_<preset>.md`` reports, per training seed, the ratio of means to the paper
 policy and to the best baseline with paired bootstrap 95% intervals, and across the 3 runs the
 IQM of the per-episode ratios agent / paper policy with a 95% stratified bootstrap interval
-(``schedenv.stats.iqm_interval``, Agarwal et al. 2021). Each goal of the issue is checked by code on those numbers.
+(``schedenv.stats.iqm_interval``, Agarwal et al. 2021). Each preset's goal is checked by code on those numbers.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from schedenv.workloads import from_spec
 
 @dataclass(frozen=True)
 class Preset:
-    """One comparison: the shipped config, its training budget and the goal of the issue."""
+    """One comparison: the shipped config, its training budget and the goal it must reach."""
 
     config: str
     timesteps: int
@@ -253,7 +253,7 @@ def report(
         f"- IQM of per-episode ratios agent / {best_overall} (best baseline on these seeds): "
         f"**{best_iqm:.4f}** [{best_low:.4f}, {best_high:.4f}]",
         f"- mean over runs of the ratio of means: {mean_ratio:.4f} to {reference}, {mean_best:.4f} to {best_overall}",
-        f"- goal (issue 11): ratio to {target} <= {preset.threshold}: {verdict}",
+        f"- goal: ratio to {target} <= {preset.threshold}: {verdict}",
         *same_as_baseline(assessments),
         f"- training: {sum(cpu):.1f} CPU-minutes for {len(assessments)} runs (runs two at a time on 2 cores; this "
         f"command took {wall / 60:.1f} wall-minutes to train, 0 when the runs existed already)",

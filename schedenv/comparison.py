@@ -1,7 +1,7 @@
 """What the command lines share to compare contenders on one env (``schedenv evaluate``, with or
 without ``--agent``): the env id and kwargs they read, the metric they rank by, the table and its JSON.
 
-Both ``schedenv.cli`` and ``agents.cli`` import it, so it sits below both (DESIGN §2.4: every
+Both ``schedenv.cli`` and ``agents.cli`` import it, so it sits below both (docs/architecture.md: every
 contender on the same seeds, the ratio to the family's paper policy).
 """
 

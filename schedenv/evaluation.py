@@ -1,4 +1,4 @@
-"""The one evaluation loop (DESIGN §2.4): run any contender on any env id over seeds.
+"""The one evaluation loop (docs/architecture.md): run any contender on any env id over seeds.
 
 A contender follows the Baseline protocol (``name``, ``reset(env)``, ``act(observation, env)``);
 a string is looked up in the ``baselines`` registry. Every contender sees the same workload for

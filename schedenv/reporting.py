@@ -110,7 +110,12 @@ def provenance(command: str | None = None) -> str:
     """A Markdown paragraph naming the command, commit, Python and machine of a run."""
     command = command or " ".join(["python", *sys.argv])
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    return f"Produced by `{command}` at commit `{git_commit()}` on {machine}."
+    commit = git_commit()
+    if commit.endswith("-dirty"):
+        commit = f"`{commit.removesuffix('-dirty')}` (with uncommitted changes)"
+    else:
+        commit = f"`{commit}`"
+    return f"Produced by `{command}` at commit {commit} on {machine}."
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -1,4 +1,4 @@
-"""Moldable baselines without the Gymnasium shell: one compiled loop per episode (DESIGN §7).
+"""Moldable baselines without the Gymnasium shell: one compiled loop per episode (docs/baselines/index.md).
 
 The loop fuses a policy's decision rule (``baselines.kernels.moldable.decide``) with the env's
 compiled step (``schedenv.moldable.kernel.step``), so every decision goes through exactly what

@@ -1,4 +1,4 @@
-"""What one fast-path episode returns, shared by the families' fast paths (DESIGN §7)."""
+"""What one fast-path episode returns, shared by the families' fast paths (docs/baselines/index.md)."""
 
 from __future__ import annotations
 
