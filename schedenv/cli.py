@@ -56,7 +56,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.agent:
         return evaluate_agent(args)
     if args.env is None:
-        raise SystemExit("schedenv evaluate: --env is required (or --agent DIR)")
+        raise SystemExit("schedenv evaluate: --env is required (or --agent PATH)")
     env_id = check_env_id(args.env)
     env_kwargs = parse_env_kwargs(args.env_kwargs)
     reference = baselines.reference(env_id)
@@ -104,7 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev = commands.add_parser("evaluate", help="evaluate contenders on fixed seeds against the paper policy")
     ev.add_argument("--env", default=None, help="env id, e.g. schedenv/Malleable-v0 (with --agent: its training env)")
     ev.add_argument(
-        "--agent", default=None, help="a `schedenv train` run folder: evaluate that agent vs the paper policy"
+        "--agent",
+        default=None,
+        help="the agent to score vs the paper policy: a `schedenv train` or RL Zoo run folder, "
+        "an SB3 .zip (with --env) or module:function (obs, info) -> action",
     )
     ev.add_argument("--env-kwargs", default=None, help='JSON, e.g. \'{"n_jobs": 8, "speedup": 0.5}\'')
     ev.add_argument("--contenders", default=None, help="comma-separated baseline names (default: all for the env)")
@@ -113,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--seed", type=int, default=0, help="first seed; seeds are seed .. seed + episodes - 1")
     ev.add_argument("--metric", default=None, help="metric to report (default: the env's objective)")
-    ev.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    ev.add_argument("--json", action="store_true", help="stdout: exactly one JSON object (the table goes to stderr)")
     ev.set_defaults(run=_evaluate)
 
     add_train_parser(commands)  # agents.cli imports no torch until `train` runs
