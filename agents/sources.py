@@ -93,7 +93,6 @@ def resolve_agent(spec: str) -> AgentSource:
 
 def _train_run(spec: str, run_dir: Path, model: Path | None = None) -> AgentSource:
     config = read_config(run_dir)
-    vecnormalize = None
     if model is None:
         checkpoint = final_model(run_dir)
         if checkpoint is None:
@@ -165,6 +164,8 @@ def _zoo_run(spec: str, run_dir: Path, params: Path, model: Path | None) -> Agen
     args = read_zoo_yaml(params / "args.yml")
     config = read_zoo_yaml(params / "config.yml")
     env_id = str(args["env"]) if args.get("env") else None
+    if env_id is not None and ":" in env_id:
+        env_id = env_id.partition(":")[2]  # ``module:id`` (Gymnasium's import form) names the env by its id
     env_name = zoo_env_name(env_id) if env_id else params.name
     # the precedence of rl_zoo3.enjoy: env_kwargs.yml (hub downloads) < config.yml < args.yml
     env_kwargs = {**read_zoo_yaml(params / "env_kwargs.yml"), **(config.get("env_kwargs") or {})}

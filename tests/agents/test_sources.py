@@ -87,6 +87,19 @@ def test_zoo_run_of_another_env_is_refused_naming_both_ids(
     assert "trained on schedenv/Malleable-v0" in err and "--env schedenv/Dispatch-v0" in err
 
 
+def test_zoo_run_named_in_gymnasium_import_form_and_its_best_model(tiny_model: Path, tmp_path: Path) -> None:
+    # `rl_zoo3.train --env schedenv:schedenv/Malleable-v0`: the Zoo names the folder after the id alone
+    run = _zoo_run(tmp_path / "logs", tiny_model, env_id="schedenv:schedenv/Malleable-v0")
+    assert run.name == "schedenv-Malleable-v0_1"
+    (run / "schedenv-Malleable-v0.zip").rename(run / "best_model.zip")
+    (run / "schedenv-Malleable-v0" / "vecnormalize.pkl").write_bytes(b"")
+    source = resolve_agent(str(run))
+    assert (source.kind, source.env_id, source.algo) == ("zoo", ENV_ID, "ppo")
+    assert source.env_kwargs == ENV_KWARGS and source.name == "ppo:schedenv-Malleable-v0_1"
+    assert source.model == run / "best_model.zip"
+    assert source.vecnormalize == run / "schedenv-Malleable-v0" / "vecnormalize.pkl"
+
+
 @pytest.mark.parametrize(
     ("layout", "looked_for"),
     [
