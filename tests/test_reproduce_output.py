@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,21 @@ def test_unknown_figure_makes_no_folder(
     assert main(["reproduce", "tags-fig44"]) == 2
     assert "did you mean 'tags-fig4'" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
+
+
+def test_commands_in_the_readme_docs_and_makefile_write_only_under_runs() -> None:
+    """``git status`` stays clean after any documented command: outputs go to ``runs/`` (ignored by git)."""
+    root = RESULTS.parents[1]
+    texts = [root / "README.md", root / "Makefile", *sorted((root / "docs").rglob("*.md"))]
+    commands = [
+        re.split(r"\s#", line)[0].strip()  # without the trailing comment
+        for path in texts
+        for line in path.read_text().splitlines()
+        if re.match(r"\s*(\$\(BIN\)/)?(schedenv|python benchmarks/)", line)
+    ]
+    assert len(commands) > 20
+    for command in commands:
+        assert "--update-results" not in command, command
+        for out in re.findall(r"--out[ =](\S+)", command):
+            assert out.startswith("runs/"), command
+    assert "runs/" in (root / ".gitignore").read_text().splitlines()
