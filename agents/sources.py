@@ -1,21 +1,18 @@
 """Where ``schedenv evaluate --agent PATH`` finds an agent: four forms, one resolver (docs/rl/index.md).
 
-==============================  =======================================================================
-PATH                            what is loaded
-==============================  =======================================================================
-a ``schedenv train`` folder     ``config.yaml`` names the env; ``model.zip``, else the newest checkpoint
-an RL Zoo run folder            ``<log>/<algo>/<env name>_<n>/`` as ``rl_zoo3.train`` writes it:
-                                ``<env name>.zip`` (else ``best_model.zip``, else the newest
-                                ``rl_model_<N>_steps.zip``); ``<env name>/args.yml`` and ``config.yml``
-                                name the env, the algorithm and the env kwargs; ``vecnormalize.pkl``
-                                there is the observation statistics. The env name is the env id
-                                with ``/`` replaced by ``-`` (``schedenv-Malleable-v0``).
-an SB3 ``.zip``                 the algorithm is read from the zip's ``data`` (its policy class and
-                                fields); a ``.zip`` inside one of the two folders above takes that
-                                folder's env; otherwise ``--env`` (and ``--env-kwargs``) say it. A
-                                ``vecnormalize.pkl`` next to a lone ``.zip`` is used.
-``module:function``             a Python callable ``function(obs, info) -> action`` for one env copy
-==============================  =======================================================================
+| PATH | the model | the env it acts in |
+|---|---|---|
+| a ``schedenv train`` folder | ``model.zip``, else the newest checkpoint | ``config.yaml`` |
+| an RL Zoo run folder | ``<env name>.zip``, ``best_model.zip`` or a checkpoint | ``<env name>/args.yml`` |
+| an SB3 ``.zip`` | the file (algorithm read from its ``data``) | its folder's, else ``--env`` |
+| ``module:function`` | ``function(obs, info) -> action`` for one env copy | ``--env`` |
+
+An RL Zoo run folder is ``<log>/<algo>/<env name>_<n>/`` as ``rl_zoo3.train`` writes it, where the
+env name is the env id with ``/`` replaced by ``-`` (``schedenv-Malleable-v0``): the final model
+``<env name>.zip`` (else ``best_model.zip``, else the newest ``rl_model_<N>_steps.zip``), and the
+folder ``<env name>/`` with ``args.yml`` and ``config.yml`` (the env, the algorithm, the env kwargs)
+and ``vecnormalize.pkl`` (the observation statistics). A ``.zip`` inside one of the two run folders
+takes that folder's env; a lone ``.zip`` uses a ``vecnormalize.pkl`` next to it.
 
 Nothing here imports torch: resolving reads YAML, JSON and file names only; ``load_agent`` imports
 stable-baselines3 when a model must be built.
