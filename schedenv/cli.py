@@ -71,7 +71,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     print_comparison(rows, metric, reference, file=report, not_applicable=not_applicable)
     if args.json:
         document = {"env_id": env_id, "metric": metric, "reference": reference, "rows": rows}
-        print(json.dumps(strict_json({**document, "not_applicable": not_applicable})))
+        print(json.dumps(strict_json({**document, "skipped_baselines": not_applicable})))
     return 0
 
 

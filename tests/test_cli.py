@@ -71,11 +71,11 @@ def test_dispatch_defaults_list_size_aware_baselines_as_not_applicable(capsys: p
     assert main(["evaluate", "--env", "schedenv/Dispatch-v0", "--episodes", "2", "--json"]) == 0
     captured = capsys.readouterr()
     table = json.loads(captured.out)
-    assert set(table["not_applicable"]) == {"least-work-remaining", "sita-e"}
-    assert all("size_known=True" in reason for reason in table["not_applicable"].values())
+    assert set(table["skipped_baselines"]) == {"least-work-remaining", "sita-e"}
+    assert all("size_known=True" in reason for reason in table["skipped_baselines"].values())
     listed = [row["contender"] for row in table["rows"]]
     assert listed[0] == "tags-slowdown" and "round-robin" in listed and "sita-e" not in listed
-    assert set(listed) | set(table["not_applicable"]) == set(baselines.available("schedenv/Dispatch-v0"))
+    assert set(listed) | set(table["skipped_baselines"]) == set(baselines.available("schedenv/Dispatch-v0"))
     line = next(line for line in captured.err.splitlines() if line.startswith("sita-e"))
     assert "n/a" in line and "needs job sizes" in line
 
