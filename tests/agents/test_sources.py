@@ -3,7 +3,8 @@
 The ``schedenv train`` folder is covered by tests/agents/test_cli.py. The RL Zoo folder is laid out
 as ``rl_zoo3.train`` writes it (``ExperimentManager``: ``<log>/<algo>/<env name>_<n>/<env name>.zip``
 and ``<env name>/{args,config}.yml`` dumped by ``yaml.dump`` of an ``OrderedDict``) around a real
-tiny SB3 model, so this test does not need rl_zoo3 installed.
+tiny SB3 model, so those tests do not need rl_zoo3; one more trains a run with ``rl_zoo3.train`` itself
+(skipped when rl_zoo3, of the dev extra, is not installed).
 """
 
 from __future__ import annotations
@@ -192,3 +193,41 @@ def test_callable_acts_with_each_copys_own_info(
         expected.append(info["episode_metrics"][report["metric"]])
     assert report["per_seed"] == pytest.approx(expected, rel=1e-12)
     sys.modules.pop("my_policies", None)
+
+
+ZOO_HYPERPARAMS = {
+    ENV_ID: {
+        "n_timesteps": 256,
+        "policy": "MlpPolicy",
+        "n_envs": 2,
+        "n_steps": 64,
+        "batch_size": 64,
+        "n_epochs": 1,
+        "normalize": True,
+        "env_kwargs": ENV_KWARGS,
+    }
+}
+
+
+def test_a_run_trained_by_rl_zoo3_is_scored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The real layout: ``rl_zoo3.train`` writes the run folder, ``evaluate --agent`` reads it (env kwargs from
+    ``config.yml``, since ``args.yml`` has ``env_kwargs: null``; the VecNormalize statistics beside them)."""
+    pytest.importorskip("rl_zoo3", reason="rl_zoo3 (dev extra) is not installed")
+    import os
+    import subprocess
+
+    (tmp_path / "hyperparams.yml").write_text(yaml.safe_dump(ZOO_HYPERPARAMS))
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "rl_zoo3.train", "--algo", "ppo", "--env", ENV_ID, "--gym-packages", "schedenv"]
+    command += ["-conf", "hyperparams.yml", "-f", "logs", "--seed", "3", "--eval-freq", "-1"]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    run = tmp_path / "logs" / "ppo" / "schedenv-Malleable-v0_1"
+    assert (run / "schedenv-Malleable-v0.zip").is_file()
+    source = resolve_agent(str(run))
+    assert (source.kind, source.env_id, source.algo, source.env_kwargs) == ("zoo", ENV_ID, "ppo", ENV_KWARGS)
+    assert source.vecnormalize == run / "schedenv-Malleable-v0" / "vecnormalize.pkl"
+    report = _evaluate_json(["--agent", str(run), "--env", ENV_ID], capsys)
+    assert report["contender"] == "ppo:schedenv-Malleable-v0_1" and report["env_kwargs"] == ENV_KWARGS
+    assert report["ratio"] >= 1 - 1e-9 and len(report["per_seed"]) == 3
