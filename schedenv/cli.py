@@ -2,7 +2,9 @@
 
 schedenv list
 schedenv evaluate --env schedenv/Malleable-v0 --env-kwargs '{"n_jobs": 8}' --episodes 20
+schedenv evaluate --agent logs/ppo/schedenv-Malleable-v0_1 --json    # also a train run, an SB3 .zip, module:function
 schedenv reproduce --list
+schedenv reproduce tags-fig4 --quick                                  # into a fresh runs/reproduce-tags-fig4-<time>
 """
 
 from __future__ import annotations
