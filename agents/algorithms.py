@@ -1,4 +1,4 @@
-"""Which RL algorithm can act in which env: the table behind ``--algo`` (DESIGN §6).
+"""Which RL algorithm can act in which env: the table behind ``--algo`` (docs/rl/index.md).
 
 This module imports no torch: the CLI checks ``--algo`` against the env before any model is built,
 and ``algorithm_class`` imports stable-baselines3 / sb3-contrib only when a model is needed.

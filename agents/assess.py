@@ -4,7 +4,7 @@ The agent plays every test seed in one native batched env (``vector_entry_point`
 reset with its own seed, so copy i's episode is exactly the single env's episode of seed i:
 the vector envs are bit-identical to ``SyncVectorEnv``, a test says so). Baselines run through
 ``schedenv.fastpath.evaluate_fast`` (the compiled path where one exists, else ``evaluate``) on the
-same seeds. The comparison is paired seed by seed (common random numbers, DESIGN §2):
+same seeds. The comparison is paired seed by seed (common random numbers, docs/architecture.md):
 
 - ``ratio``: mean of the agent's metric over the training runs and test seeds divided by the paper
   policy's mean (the ratio of means);
@@ -26,8 +26,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 import baselines
-from schedenv.evaluation import EvaluationResult
-from schedenv.fastpath import evaluate_fast
+from schedenv.comparison import evaluate_applicable
+from schedenv.evaluation import EvaluationResult, seed_text
 from schedenv.stats import RatioOfMeans, ratio_of_means
 
 BATCH = 128
@@ -59,7 +59,9 @@ def play_batched(
 ) -> list[dict[str, float]]:
     """Each seed's ``episode_metrics`` when ``policy`` plays it; ``policy(obs, masks) -> actions`` acts on a batch.
 
-    ``masks`` is the batched env's ``action_masks()`` (B x n) when it has one, else None.
+    ``masks`` is the batched env's ``action_masks()`` (B x n) when it has one, else None. A policy
+    with ``wants_info = True`` (``agents.sources.CallableAgent``) is called ``policy(obs, masks, infos)``
+    with each copy's own info dict.
     """
     seeds = [int(seed) for seed in seeds]
     if not seeds:
@@ -76,12 +78,16 @@ def play_batched(
 
 
 def _play_chunk(policy: Any, venv: gym.vector.VectorEnv, seeds: list[int]) -> list[dict[str, float]]:
-    observations, _ = venv.reset(seed=seeds)  # type: ignore[arg-type]  # one seed per copy, as SyncVectorEnv takes
+    observations, info = venv.reset(seed=seeds)  # type: ignore[arg-type]  # one seed per copy, as SyncVectorEnv takes
     found: list[dict[str, float] | None] = [None] * len(seeds)
     running = np.ones(len(seeds), dtype=bool)
     while running.any():
         masks = batch_masks(venv)
-        observations, _, terminated, truncated, info = venv.step(policy(observations, masks))
+        if getattr(policy, "wants_info", False):
+            actions = policy(observations, masks, [copy_info(info, i) for i in range(len(seeds))])
+        else:
+            actions = policy(observations, masks)
+        observations, _, terminated, truncated, info = venv.step(actions)
         if np.any(truncated & running):
             raise RuntimeError("an assessed episode was truncated; assessments need complete episodes")
         ended = np.flatnonzero(terminated & running)
@@ -91,6 +97,16 @@ def _play_chunk(policy: Any, venv: gym.vector.VectorEnv, seeds: list[int]) -> li
                 found[i] = {key: float(values[i]) for key, values in table.items() if not key.startswith("_")}
             running[ended] = False
     return [row for row in found if row is not None]
+
+
+def copy_info(info: dict[str, Any], i: int) -> dict[str, Any]:
+    """Copy ``i``'s info dict out of a batched env's info (arrays with ``_key`` presence masks, Gymnasium's layout)."""
+    row: dict[str, Any] = {}
+    for key, value in info.items():
+        if key.startswith("_") or not info.get(f"_{key}", np.ones(i + 1, dtype=bool))[i]:
+            continue
+        row[key] = copy_info(value, i) if isinstance(value, dict) else value[i]
+    return row
 
 
 def batch_masks(venv: gym.vector.VectorEnv) -> np.ndarray | None:
@@ -132,6 +148,13 @@ class Assessment:
     def agent(self) -> np.ndarray:
         """The agent's metric per test seed, averaged over the training runs."""
         return np.asarray(self.run_costs.mean(axis=0))
+
+    def __repr__(self) -> str:
+        return (
+            f"Assessment(env_id={self.env_id!r}, metric={self.metric!r}, seeds={seed_text(self.seeds)}, "
+            f"agent_mean={float(self.agent.mean()):.6g}, ratio_to_{self.reference}={self.ratio(self.reference):.4f}, "
+            f"baselines={len(self.baselines)}, skipped={len(self.skipped)})"
+        )
 
     def values(self, name: str) -> np.ndarray:
         """Per-seed metric of a baseline (in ``seeds`` order)."""
@@ -200,14 +223,5 @@ def assess(
     )
     reference = baselines.reference(env_id)
     pool = baselines.available(env_id) if contenders is None else contenders
-    names = [reference, *(name for name in pool if name != reference)]
-    results: dict[str, EvaluationResult] = {}
-    skipped: dict[str, str] = {}
-    for name in names:
-        try:
-            results[name] = evaluate_fast(env_id, name, seeds, **env_kwargs)
-        except ValueError as error:
-            if name == reference:
-                raise
-            skipped[name] = str(error)
+    results, skipped = evaluate_applicable(env_id, pool, seeds, env_kwargs)
     return Assessment(env_id, dict(env_kwargs), metric, seeds, runs, reference, results, skipped)

@@ -3,7 +3,7 @@
 ``ReferenceEvalCallback`` plays the current policy on fixed *validation* seeds
 (``agents.protocol.VALIDATION_SEEDS``, disjoint from training and test seeds) in the native batched
 env and logs its objective, the paper policy's (``baselines.reference(env_id)``, evaluated once on
-the same seeds) and their ratio, the number an RL result on these problems is judged by (DESIGN §6).
+the same seeds) and their ratio, the number an RL result on these problems is judged by (docs/rl/index.md).
 The best model so far is kept as ``best_model.zip``; each evaluation prints one plain line to stderr.
 ``AtomicCheckpointCallback`` saves at the start of a rollout (after an update), with the training
 state of ``agents.venv``, so a resumed run continues exactly where the interrupted one was.

@@ -183,18 +183,20 @@ def _sweep_command(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def evaluate_agent(args: argparse.Namespace) -> int:
-    """Handler of ``schedenv evaluate --agent DIR [DIR ...]``: the agent, the paper policy and the best baseline.
+    """Handler of ``schedenv evaluate --agent PATH [PATH ...]``: the agent, the paper policy and the best baseline.
 
-    The agent plays held-out seeds (docs/rl/seed-plan.md), 100 by default: development-test seeds
-    (``--split test``, the default) or sealed ones (``--split sealed``, only with ``--ledger PATH``,
-    to which each such evaluation appends one line). Several run folders of one config are one
-    agent with several training runs: the headline is their ratio of means to the paper policy with
-    the two-level bootstrap interval (``schedenv.stats.ratio_of_means``). ``--env-kwargs`` merges
-    over the runs' training env kwargs. ``--json`` prints, besides the comparison rows: ``ratio`` and
-    ``ratio_ci95``, ``run_ratios``, ``per_seed``, ``test_seeds``, ``train_seeds``, ``split``,
-    ``env_kwargs`` (as played), ``best_baseline`` and ``best_baseline_ratio``.
+    PATH is a ``schedenv train`` folder, an RL Zoo run folder, an SB3 ``.zip`` or a Python callable
+    ``module:function`` (``agents.sources``). The agent plays held-out seeds (docs/rl/seed-plan.md),
+    100 by default, in the native batched env; the baselines play the same seeds: development-test
+    seeds (``--split test``, the default) or sealed ones (``--split sealed``, only with ``--ledger
+    PATH``, to which each such evaluation appends one line). Several PATHs trained on one env
+    configuration are one agent with several training runs: the headline is their ratio of means to
+    the paper policy with the two-level bootstrap interval (``schedenv.stats.ratio_of_means``).
+    ``--env-kwargs`` merges over the runs' training env kwargs. ``--json`` prints one JSON document
+    on stdout with, besides the comparison rows: ``ratio`` and ``ratio_ci95``, ``run_ratios``,
+    ``per_seed``, ``test_seeds``, ``train_seeds``, ``split``, ``env_kwargs`` (as played), ``agent``
+    (the form read), ``best_baseline`` and ``best_baseline_ratio``.
     """
-    import agents
     from agents.assess import assess
     from agents.protocol import (
         append_ledger,
@@ -205,16 +207,17 @@ def evaluate_agent(args: argparse.Namespace) -> int:
         train_seeds,
     )
     from agents.runs import read_provenance
+    from agents.sources import check_agent_env, load_agent, resolve_agent
     from schedenv.reporting import git_commit
 
-    folders = [Path(folder) for folder in args.agent]
-    configs = [read_config(folder) for folder in folders]
-    training = (configs[0]["env_id"], configs[0].get("env_kwargs") or {})
-    for folder, saved in zip(folders[1:], configs[1:], strict=True):
-        if (saved["env_id"], saved.get("env_kwargs") or {}) != training:
+    sources = [resolve_agent(path) for path in args.agent]
+    training = (sources[0].env_id, sources[0].env_kwargs)
+    for source in sources[1:]:
+        if (source.env_id, source.env_kwargs) != training:
             raise ValueError(
-                f"--agent {folder} was trained on {saved['env_id']} {json.dumps(saved.get('env_kwargs') or {})}, "
-                f"--agent {folders[0]} on {training[0]} {json.dumps(training[1])}; several runs must share one config"
+                f"--agent {source.location} was trained on {source.env_id} {json.dumps(source.env_kwargs)}, "
+                f"--agent {sources[0].location} on {training[0]} {json.dumps(training[1])}; "
+                "several runs must share one env configuration"
             )
     if args.split == "sealed" and not args.ledger:
         raise ValueError(
@@ -223,22 +226,26 @@ def evaluate_agent(args: argparse.Namespace) -> int:
         )
     if args.ledger and args.split != "sealed":
         raise ValueError(f"--ledger records evaluations on sealed seeds; --split={args.split!r} does not need it")
-    env_id = check_env_id(args.env or training[0])
-    raw_kwargs = {**training[1], **json_object(args.env_kwargs, "--env-kwargs")}
+    env_id = check_env_id(check_agent_env(sources[0], args.env))
+    raw_kwargs = {**sources[0].env_kwargs, **json_object(args.env_kwargs, "--env-kwargs")}
     env_kwargs = {key: from_spec(value) for key, value in raw_kwargs.items()}
-    loaded = [agents.load(folder) for folder in folders]
+    loaded = [load_agent(source) for source in sources]
     for agent in loaded:
-        _check_spaces(agent.model, env_id, env_kwargs)
+        model = getattr(agent, "model", None)
+        if model is not None:
+            _check_spaces(model, env_id, env_kwargs)
     episodes = 100 if args.episodes is None else args.episodes
     start = split_range(args.split).start if args.seed is None else args.seed
     seeds = held_out_seeds(start, episodes, args.split)
     trained_on: list[int] = []
-    for folder, saved in zip(folders, configs, strict=True):
-        used = read_provenance(folder).get("train_seeds") or train_seeds(
-            int(saved.get("seed", 0)), int(saved.get("n_envs", 1))
-        )
-        check_disjoint(seeds, used, f"training env seeds of the run in {folder}")
-        trained_on.extend(used)
+    for source in sources:
+        if source.run_dir is not None:
+            saved = read_config(source.run_dir)
+            used = read_provenance(source.run_dir).get("train_seeds") or train_seeds(
+                int(saved.get("seed", 0)), int(saved.get("n_envs", 1))
+            )
+            check_disjoint(seeds, used, f"training env seeds of the run in {source.run_dir}")
+            trained_on.extend(used)
     metric = args.metric or objective_metric(env_id, env_kwargs)
     if args.metric:
         import baselines
@@ -247,25 +254,34 @@ def evaluate_agent(args: argparse.Namespace) -> int:
         probe = evaluate_fast(env_id, baselines.reference(env_id), seeds[:1], **env_kwargs)
         check_metric(metric, list(probe.summary))
     contenders = args.contenders.split(",") if args.contenders else None
-    result = assess([agent.act_batch for agent in loaded], env_id, env_kwargs, seeds, metric, contenders=contenders)
+    policies = [
+        agent if source.kind == "callable" else agent.act_batch for agent, source in zip(loaded, sources, strict=True)
+    ]
+    result = assess(policies, env_id, env_kwargs, seeds, metric, contenders=contenders)
     if args.ledger:
-        append_ledger(Path(args.ledger), ledger_entry(args.command_line, configs[0], git_commit(full=True), seeds))
-    rows = _rows(loaded[0].name, result)
-    names = " ".join(str(folder) for folder in folders)
-    print(f"{env_id}  {json.dumps(raw_kwargs)}  {args.split} seeds {seeds.start}..{seeds.stop - 1}  agent {names}")
-    print_comparison(rows, metric, result.reference)
+        config = read_config(sources[0].run_dir) if sources[0].run_dir is not None else {"agent": args.agent}
+        append_ledger(Path(args.ledger), ledger_entry(args.command_line, config, git_commit(full=True), seeds))
+    rows = _rows(sources[0].name, result)
+    report = sys.stderr if args.json else sys.stdout
+    names = " ".join(f"{source.location} ({source.kind})" for source in sources)
+    print(
+        f"{env_id}  {json.dumps(raw_kwargs)}  {args.split} seeds {seeds.start}..{seeds.stop - 1}  agent {names}",
+        file=report,
+    )
+    print_comparison(rows, metric, result.reference, file=report, not_applicable=result.skipped)
     headline = result.headline(result.reference)
     best = result.best_baseline
     print(
-        f"ratio of means to {result.reference} over {len(folders)} run(s): {headline} (95% interval, runs and "
-        f"seeds resampled); best baseline {best}: ratio {result.ratio(best):.4f}"
+        f"ratio of means to {result.reference} over {len(sources)} run(s): {headline} (95% interval, runs and "
+        f"seeds resampled); best baseline {best}: ratio {result.ratio(best):.4f}",
+        file=report,
     )
     if args.json:
         summary = {
             **rows[0],
             **result.summary(),
-            "contender": loaded[0].name,
-            "agents": [str(folder) for folder in folders],
+            "contender": sources[0].name,
+            "agent": [{"kind": src.kind, "path": src.location, "algo": src.algo} for src in sources],
             "episodes": episodes,
             "seed": start,
             "split": args.split,

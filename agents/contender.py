@@ -1,4 +1,4 @@
-"""A trained model as a contender of ``schedenv.evaluation.evaluate`` (the Baseline protocol, DESIGN §2).
+"""A trained model as a contender of ``schedenv.evaluation.evaluate`` (the Baseline protocol, docs/baselines/index.md).
 
 The agent sees what the env shows (the observation, normalised with the run's ``VecNormalize``
 statistics) and, for masked discrete envs, the env's ``action_masks()``; it acts deterministically
@@ -119,7 +119,16 @@ def load_checkpoint(
     checkpoint: Checkpoint, config: dict[str, Any], name: str, deterministic: bool = True
 ) -> AgentContender:
     """A contender from one saved model and its statistics (``config`` is the run's resolved config)."""
+    return load_model(checkpoint.model, str(config["algo"]), checkpoint.vecnormalize, name, deterministic)
+
+
+def load_model(
+    model: Path, algo_name: str, vecnormalize: Path | None, name: str, deterministic: bool = True
+) -> AgentContender:
+    """A contender from an SB3 model file of algorithm ``algo_name`` (``agents.algorithms``) on the CPU,
+    with the ``VecNormalize`` statistics ``vecnormalize`` if that file exists."""
     torch.set_num_threads(1)
-    algo = get_algorithm(str(config["algo"]))
-    model = algorithm_class(algo.name).load(checkpoint.model, device="cpu")
-    return AgentContender(name, model, load_normalizer(checkpoint.vecnormalize), algo.needs_masks, deterministic)
+    algo = get_algorithm(algo_name)
+    loaded = algorithm_class(algo.name).load(model, device="cpu")
+    statistics = None if vecnormalize is None else load_normalizer(vecnormalize)
+    return AgentContender(name, loaded, statistics, algo.needs_masks, deterministic)

@@ -1,6 +1,6 @@
 """Feature extractors over the job window: the slots form a set, so one network serves every slot.
 
-An env's observation is ``[prefix | n_slots x slot_features | suffix]`` (DESIGN §3: a window of
+An env's observation is ``[prefix | n_slots x slot_features | suffix]`` (docs/envs/index.md: a window of
 ``max_jobs`` slots plus summary features). ``SlotSetExtractor`` applies one shared MLP to every
 slot (a DeepSets encoder, Zaheer et al. 2017), pools the slot embeddings (mean and max), embeds the
 remaining (global) features, and then refines each slot with a second shared MLP that also sees

@@ -1,4 +1,4 @@
-"""Train a stable-baselines3 / sb3-contrib agent on any schedenv env id (DESIGN §6).
+"""Train a stable-baselines3 / sb3-contrib agent on any schedenv env id (docs/rl/index.md).
 
 The run reads top to bottom: resolve the config (defaults < YAML file < command-line values),
 seed everything, build the vectorised env (``Monitor`` + ``VecNormalize``), build or resume the

@@ -1,4 +1,4 @@
-"""Stable-Baselines3 ``VecEnv`` over a native batched Gymnasium vector env (DESIGN §7).
+"""Stable-Baselines3 ``VecEnv`` over a native batched Gymnasium vector env (docs/rl/index.md).
 
 SB3 resets a finished copy in the same step and hands back its last observation in
 ``infos[i]["terminal_observation"]``; Gymnasium 1.x vector envs default to resetting on the next step.

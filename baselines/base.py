@@ -1,4 +1,4 @@
-"""The Baseline protocol of DESIGN §2: ``name``, ``reset(env)``, ``act(observation, env)``.
+"""The Baseline protocol (docs/baselines/index.md): ``name``, ``reset(env)``, ``act(observation, env)``.
 
 A baseline reads the full simulator state through ``env.unwrapped`` and returns an action in the
 env's own action space, so baselines and RL agents act through the same ``env.step`` on the same

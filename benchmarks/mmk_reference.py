@@ -1,4 +1,4 @@
-"""M/M/k FCFS in Ciw and in SimPy, the outside references of ``speed.py`` (DESIGN §7).
+"""M/M/k FCFS in Ciw and in SimPy, the outside references of ``speed.py`` (docs/results/speed.md).
 
 Each simulator runs the same model as ``schedenv.mmk.simulate_mmk_fcfs`` (Poisson arrivals, k
 servers, exponential service, one FCFS queue) for a given number of jobs and reports the mean

@@ -1,4 +1,4 @@
-"""Speed of schedenv (issue 8, DESIGN §7), every figure measured in one run with same-run references.
+"""Speed of schedenv (docs/results/speed.md), every figure measured in one run with same-run references.
 
 Sections: (1) env steps/s of every registered env through ``gym.make``, as ratios to CartPole-v1;
 (2) the M/M/8 FCFS reference at rho = 0.9: Ciw and SimPy against ``schedenv.mmk`` (events/s, ratios,
@@ -6,12 +6,12 @@ simulated mean response time against Erlang-C), and the same queue as Dispatch-v
 through its fast path; (3) fast-path events/s per family (``schedenv.fastpath``; the multiserver
 family's own ``run_fast``); (4) the native batched envs (``gym.make_vec``) at B
 copies, next to the single env, for every env id; (5) training samples/s of ``schedenv train`` on
-the batched env against SB3 PPO on one ``gym.make`` env (the reference of DESIGN §7), per family.
+the batched env against SB3 PPO on one ``gym.make`` env (the reference of docs/results/speed.md), per family.
 
 The reference is Gymnasium's CartPole-v1 (a few float operations per step, so it measures the wrapper
 floor of ``gym.make``). Each env is stepped with trivial valid actions: the first unmasked action for
 masked discrete spaces, otherwise one fixed sample of the action space; episodes are reset as they end
-and resets are included in the time. DESIGN §7's target for Malleable-v0 with M = 64 jobs is
+and resets are included in the time. The project's target for Malleable-v0 with M = 64 jobs is
 >= 50 k steps/s.
 
     python benchmarks/speed.py            # prints Markdown tables

@@ -2,7 +2,9 @@
 
 schedenv list
 schedenv evaluate --env schedenv/Malleable-v0 --env-kwargs '{"n_jobs": 8}' --episodes 20
+schedenv evaluate --agent logs/ppo/schedenv-Malleable-v0_1 --json    # also a train run, an SB3 .zip, module:function
 schedenv reproduce --list
+schedenv reproduce tags-fig4 --quick                                  # into a fresh runs/reproduce-tags-fig4-<time>
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 import baselines
 import schedenv
@@ -20,16 +23,25 @@ from schedenv.comparison import (
     check_metric,
     check_seeds,
     comparison_rows,
+    evaluate_applicable,
     objective_metric,
     parse_env_kwargs,
     print_comparison,
     run_reporting_errors,
     strict_json,
 )
-from schedenv.fastpath import evaluate_fast
 from schedenv.leaderboard.cli import add_leaderboard_parser
 from schedenv.leaderboard.suites import SUITES, suite
-from schedenv.reproduce import available_figures, run_figure
+from schedenv.reporting import output_folder
+from schedenv.reproduce import NOT_IN_CHECKOUT, REPRODUCE_DIR, available_figures, figure_script, run_figure
+
+
+def package_version() -> str:
+    """The installed distribution's version (package metadata), or ``unknown`` when running from an uninstalled tree."""
+    try:
+        return metadata.version("schedenv")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _list(_: argparse.Namespace) -> int:
@@ -38,7 +50,7 @@ def _list(_: argparse.Namespace) -> int:
         names = ", ".join(f"{n}*" if n == reference else n for n in baselines.available(env_id))
         print(f"{env_id}\n  baselines (* = paper policy): {names}")
     print("leaderboard suites:", ", ".join(f"{name} ({len(suite(name))} scenarios)" for name in SUITES))
-    print("reproductions:", ", ".join(available_figures()) or "none")
+    print("reproductions:", ", ".join(available_figures()) if REPRODUCE_DIR.is_dir() else "in a source checkout only")
     return 0
 
 
@@ -46,7 +58,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.agent:
         return evaluate_agent(args)
     if args.env is None:
-        raise SystemExit("schedenv evaluate: --env is required (or --agent DIR)")
+        raise SystemExit("schedenv evaluate: --env is required (or --agent PATH)")
     env_id = check_env_id(args.env)
     env_kwargs = parse_env_kwargs(args.env_kwargs)
     reference = baselines.reference(env_id)
@@ -54,24 +66,32 @@ def _evaluate(args: argparse.Namespace) -> int:
     names = [reference] + [n for n in names if n != reference]
     seeds = check_seeds("--seed", 0 if args.seed is None else args.seed, 10 if args.episodes is None else args.episodes)
     metric = args.metric or objective_metric(env_id, env_kwargs)
-    results = {reference: evaluate_fast(env_id, reference, seeds, **env_kwargs)}
+    results, not_applicable = evaluate_applicable(env_id, names, seeds, env_kwargs)
     check_metric(metric, list(results[reference].summary))
-    results.update({name: evaluate_fast(env_id, name, seeds, **env_kwargs) for name in names[1:]})
     rows = comparison_rows(results, reference, metric)
-    print(f"{env_id}  {args.env_kwargs or '{}'}  seeds {seeds.start}..{seeds.stop - 1}")
-    print_comparison(rows, metric, reference)
+    report = sys.stderr if args.json else sys.stdout
+    print(f"{env_id}  {args.env_kwargs or '{}'}  seeds {seeds.start}..{seeds.stop - 1}", file=report)
+    print_comparison(rows, metric, reference, file=report, not_applicable=not_applicable)
     if args.json:
-        print(json.dumps(strict_json({"env_id": env_id, "metric": metric, "reference": reference, "rows": rows})))
+        document = {"env_id": env_id, "metric": metric, "reference": reference, "rows": rows}
+        print(json.dumps(strict_json({**document, "skipped_baselines": not_applicable})))
     return 0
 
 
 def _reproduce(args: argparse.Namespace) -> int:
     if args.list or not args.figure:
+        if not REPRODUCE_DIR.is_dir():
+            raise ValueError(NOT_IN_CHECKOUT)
         for name, description in available_figures().items():
             print(f"{name:<24} {description}")
         return 0
-    extra = ["--quick"] if args.quick else []
-    return run_figure(args.figure, [*extra, "--out", args.out])
+    figure_script(args.figure)  # an unknown name fails before any folder is made
+    extra = [flag for flag, given in (("--quick", args.quick), ("--quiet", args.quiet)) if given]
+    if args.update_results:
+        output_folder(args.out, True, args.quick)  # the refusals (--quick, another --out)
+        return run_figure(args.figure, [*extra, "--update-results"])
+    out = output_folder(args.out, False, args.quick, name=f"reproduce-{args.figure}")
+    return run_figure(args.figure, [*extra, "--out", str(out)])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schedenv", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
+    parser.add_argument("--version", action="version", version=f"schedenv {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("list", help="env ids, baselines per env, reproductions").set_defaults(run=_list)
@@ -90,8 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         action="extend",
         default=None,
-        help="`schedenv train` run folder(s) of one config: evaluate the agent vs the paper policy "
-        "(several runs: their ratio of means with a run-level interval)",
+        help="the agent to score vs the paper policy: `schedenv train` or RL Zoo run folder(s) of one config "
+        "(several runs: their ratio of means with a run-level interval), an SB3 .zip (with --env) or "
+        "module:function (obs, info) -> action",
     )
     ev.add_argument("--env-kwargs", default=None, help='JSON, e.g. \'{"n_jobs": 8, "speedup": 0.5}\'')
     ev.add_argument("--contenders", default=None, help="comma-separated baseline names (default: all for the env)")
@@ -109,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--ledger", default=None, help="--agent --split sealed: JSON-lines file each sealed look is added to"
     )
     ev.add_argument("--metric", default=None, help="metric to report (default: the env's objective)")
-    ev.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    ev.add_argument("--json", action="store_true", help="stdout: exactly one JSON object (the table goes to stderr)")
     ev.set_defaults(run=_evaluate)
 
     add_train_parser(commands)  # agents.cli imports no torch until `train` runs
@@ -118,7 +140,15 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("figure", nargs="?", help="figure name (see --list)")
     rep.add_argument("--list", action="store_true", help="list the reproductions")
     rep.add_argument("--quick", action="store_true", help="a small version that runs in about a minute")
-    rep.add_argument("--out", default="benchmarks/results", help="output folder")
+    rep.add_argument(
+        "--out", default=None, help="output folder (default: a fresh runs/reproduce-NAME-<time> here, printed)"
+    )
+    rep.add_argument("--quiet", action="store_true", help="no progress bars")
+    rep.add_argument(
+        "--update-results",
+        action="store_true",
+        help="rewrite the committed result in benchmarks/results/ (a source checkout; never with --quick)",
+    )
     rep.set_defaults(run=_reproduce)
 
     add_leaderboard_parser(commands)

@@ -1,7 +1,7 @@
 """What the command lines share to compare contenders on one env (``schedenv evaluate``, with or
 without ``--agent``): the env id and kwargs they read, the metric they rank by, the table and its JSON.
 
-Both ``schedenv.cli`` and ``agents.cli`` import it, so it sits below both (DESIGN §2.4: every
+Both ``schedenv.cli`` and ``agents.cli`` import it, so it sits below both (docs/architecture.md: every
 contender on the same seeds, the ratio to the family's paper policy).
 """
 
@@ -13,12 +13,14 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import gymnasium as gym
 
+import baselines
 import schedenv
 from schedenv.evaluation import EvaluationResult
+from schedenv.fastpath import evaluate_fast
 from schedenv.validation import check_int, suggest
 from schedenv.workloads import from_spec
 
@@ -141,9 +143,49 @@ def comparison_rows(results: dict[str, EvaluationResult], reference: str, metric
     ]
 
 
-def print_comparison(rows: list[dict[str, Any]], metric: str, reference: str) -> None:
-    """The rows of ``comparison_rows`` as an aligned text table."""
-    width = max(16, *(len(row["contender"]) + 2 for row in rows))
-    print(f"{'contender':<{width}} {metric + ' (mean ± 95%)':>34} {'ratio to ' + reference:>20}")
+def evaluate_applicable(
+    env_id: str, names: Sequence[str], seeds: Sequence[int], env_kwargs: dict[str, Any]
+) -> tuple[dict[str, EvaluationResult], dict[str, str]]:
+    """Evaluate the paper policy and the baselines ``names`` of ``env_id`` on ``seeds`` (paper policy first).
+
+    A baseline that cannot act in this configuration (e.g. a size-aware dispatcher when the env
+    hides job sizes) is not an error: it comes back in the second dict with the reason, to be shown
+    as n/a. A name that is not a baseline of ``env_id`` is refused.
+    """
+    reference = baselines.reference(env_id)
+    known = baselines.available(env_id)
+    for name in names:
+        if name not in known:
+            raise ValueError(
+                f"--contenders: {name!r} is not a baseline of {env_id}{suggest(name, known)}; known: {known}"
+            )
+    results = {reference: evaluate_fast(env_id, reference, seeds, **env_kwargs)}
+    skipped: dict[str, str] = {}
+    for name in names:
+        if name == reference:
+            continue
+        try:
+            results[name] = evaluate_fast(env_id, name, seeds, **env_kwargs)
+        except ValueError as error:
+            skipped[name] = str(error)
+    return results, skipped
+
+
+def print_comparison(
+    rows: list[dict[str, Any]],
+    metric: str,
+    reference: str,
+    file: TextIO | None = None,
+    not_applicable: dict[str, str] | None = None,
+) -> None:
+    """The rows of ``comparison_rows`` as an aligned text table on ``file`` (default stdout), then the
+    baselines that do not apply (``evaluate_applicable``) as n/a with the reason."""
+    skipped = not_applicable or {}
+    width = max(16, *(len(name) + 2 for name in [*(row["contender"] for row in rows), *skipped]))
+    print(f"{'contender':<{width}} {metric + ' (mean ± 95%)':>34} {'ratio to ' + reference:>20}", file=file)
     for row in rows:
-        print(f"{row['contender']:<{width}} {row['mean']:>20.6g} ± {row['ci95']:<11.3g} {row['ratio']:>20.4f}")
+        print(
+            f"{row['contender']:<{width}} {row['mean']:>20.6g} ± {row['ci95']:<11.3g} {row['ratio']:>20.4f}", file=file
+        )
+    for name, reason in skipped.items():
+        print(f"{name:<{width}} {'n/a':>20}   ({reason})", file=file)

@@ -1,4 +1,4 @@
-"""The one evaluation loop (DESIGN §2.4): run any contender on any env id over seeds.
+"""The one evaluation loop (docs/architecture.md): run any contender on any env id over seeds.
 
 A contender follows the Baseline protocol (``name``, ``reset(env)``, ``act(observation, env)``);
 a string is looked up in the ``baselines`` registry. Every contender sees the same workload for
@@ -38,6 +38,25 @@ class Contender(Protocol):
     def act(self, observation: Any, env: gym.Env) -> Any: ...
 
 
+def headline_metrics(metrics: dict[str, Any], limit: int = 3) -> str:
+    """Up to ``limit`` ``mean_*`` metrics as ``name=value``, the usual objectives first (for short ``repr``s)."""
+    first = [name for name in ("mean_slowdown", "mean_response_time") if name in metrics]
+    names = [*first, *(n for n in sorted(metrics) if n.startswith("mean_") and n not in first)][:limit]
+    values = {name: metrics[name] for name in names}
+    return ", ".join(
+        f"{name}={value}" if isinstance(value, Interval) else f"{name}={value:.6g}" for name, value in values.items()
+    )
+
+
+def seed_text(seeds: list[int]) -> str:
+    """``0..19`` for consecutive seeds, else the first few (a short ``repr``)."""
+    if not seeds:
+        return "none"
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}..{seeds[-1]}"
+    return ",".join(map(str, seeds[:5])) + (",..." if len(seeds) > 5 else "")
+
+
 @dataclass
 class EpisodeResult:
     """One episode: its seed, finished-job records, the env's metrics and the return."""
@@ -48,6 +67,12 @@ class EpisodeResult:
     n_steps: int
     records: list[JobRecord] = field(default_factory=list)
 
+    def __repr__(self) -> str:
+        return (
+            f"EpisodeResult(seed={self.seed}, n_steps={self.n_steps}, return={self.episode_return:.6g}, "
+            f"records={len(self.records)}, {headline_metrics(self.metrics)})"
+        )
+
 
 @dataclass
 class EvaluationResult:
@@ -57,6 +82,13 @@ class EvaluationResult:
     contender: str
     env_kwargs: dict[str, Any]
     episodes: list[EpisodeResult]
+
+    def __repr__(self) -> str:
+        seeds = seed_text([episode.seed for episode in self.episodes])
+        return (
+            f"EvaluationResult(env_id={self.env_id!r}, contender={self.contender!r}, episodes={len(self.episodes)}, "
+            f"seeds={seeds}, {headline_metrics(self.summary)})"
+        )
 
     def values(self, metric: str) -> np.ndarray:
         """The per-seed values of ``metric`` (``"return"`` gives the episode returns)."""

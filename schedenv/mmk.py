@@ -1,4 +1,4 @@
-"""A compiled M/M/k first-come-first-served central queue: the speed reference of DESIGN §7.
+"""A compiled M/M/k first-come-first-served central queue: the speed reference of docs/results/speed.md.
 
 The same model Ciw and SimPy simulate in ``benchmarks/speed.py`` (and the central queue of the
 dispatch family): Poisson arrivals, k servers, exponential service, one FCFS queue. It is a plain

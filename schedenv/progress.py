@@ -99,6 +99,15 @@ class LineProgress:
         """Nothing to clear: every line printed is complete."""
 
 
+_quiet = False
+
+
+def set_quiet(quiet: bool) -> None:
+    """Silence (True) or restore (False) every progress bar of this process: the commands' ``--quiet``."""
+    global _quiet
+    _quiet = quiet
+
+
 def progress_bar(
     iterable: Iterable[Any] | None = None,
     *,
@@ -112,7 +121,9 @@ def progress_bar(
 
     Iterate over it (``for x in progress_bar(xs, desc=...)``), or call ``update()`` per finished
     step and ``close()`` at the end; print messages through its ``write`` so that a bar stays whole.
+    After ``set_quiet(True)`` (a command's ``--quiet``) every bar is disabled.
     """
+    disable = disable or _quiet
     if sys.stderr.isatty():
         return tqdm(iterable, total=total, desc=desc, unit=unit, initial=initial, disable=disable)
     return LineProgress(iterable, total=total, desc=desc, unit=unit, initial=initial, disable=disable)

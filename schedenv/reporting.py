@@ -1,17 +1,89 @@
 """Small helpers for result files: Markdown tables and provenance (command, commit, machine).
 
-Every committed result says which command produced it (STYLE.md, "Benchmarks report ... with the
-exact command and the commit that produced it").
+Every committed result says which command produced it: the exact command and the commit
+(docs/results/index.md). Only ``--update-results`` writes the committed results; by default a
+reproduction writes to a fresh folder (``output_folder``).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from schedenv.progress import set_quiet
+
+RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+"""The committed results of a source checkout: written only with ``--update-results``."""
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--out``, ``--update-results`` and ``--quiet``: the output flags of every reproduction script."""
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: a fresh runs/results-<time> under the working directory, printed)",
+    )
+    parser.add_argument(
+        "--update-results",
+        action="store_true",
+        help="rewrite the committed results in benchmarks/results/ (never with --quick)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def output_folder(out: str | None, update_results: bool, quick: bool, name: str = "results") -> Path:
+    """Where a reproduction writes: ``out``, the committed results with ``update_results``, else a fresh folder.
+
+    The fresh folder is ``runs/<name>-<YYYYmmdd-HHMMSS>`` under the working directory (``runs/`` is
+    ignored by git in a checkout), printed on stderr. Refused: ``--update-results`` with ``--quick``
+    (a quick run's numbers never replace the committed ones), with another ``--out``, and an
+    ``--out`` inside ``benchmarks/results/`` without ``--update-results``.
+    """
+    if update_results:
+        if quick:
+            raise ValueError(
+                "--update-results with --quick is refused: quick numbers never replace the committed results "
+                "(drop --quick to regenerate them, or --update-results to write a quick run elsewhere)"
+            )
+        if out is None:
+            return RESULTS
+        if not _committed(Path(out)):
+            raise ValueError(f"--update-results writes inside {RESULTS}; it cannot be combined with --out {out}")
+        return Path(out)
+    if out is not None:
+        if _committed(Path(out)):
+            raise ValueError(
+                f"--out {out} is the committed results folder; pass --update-results to rewrite it on purpose"
+            )
+        return Path(out)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder = Path("runs") / f"{name}-{stamp}"
+    suffix = 1
+    while folder.exists():
+        suffix += 1
+        folder = Path("runs") / f"{name}-{stamp}-{suffix}"
+    folder.mkdir(parents=True)
+    print(f"writing to {folder}", file=sys.stderr)
+    return folder
+
+
+def _committed(folder: Path) -> bool:
+    """True if ``folder`` is the committed results folder or inside it."""
+    chosen = folder.resolve()
+    return chosen == RESULTS or RESULTS in chosen.parents
+
+
+def resolve_output_args(args: argparse.Namespace) -> Path:
+    """``output_folder`` for parsed ``add_output_arguments`` flags (and ``--quick``, when the script has it);
+    ``--quiet`` silences the progress bars."""
+    set_quiet(bool(args.quiet))
+    return output_folder(args.out, args.update_results, bool(getattr(args, "quick", False)))
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -43,7 +115,12 @@ def provenance(command: str | None = None) -> str:
     """A Markdown paragraph naming the command, commit, Python and machine of a run."""
     command = command or " ".join(["python", *sys.argv])
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    return f"Produced by `{command}` at commit `{git_commit()}` on {machine}."
+    commit = git_commit()
+    if commit.endswith("-dirty"):
+        commit = f"`{commit.removesuffix('-dirty')}` (with uncommitted changes)"
+    else:
+        commit = f"`{commit}`"
+    return f"Produced by `{command}` at commit {commit} on {machine}."
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -1,7 +1,8 @@
 """Discovery of the paper-figure scripts in ``benchmarks/reproduce/`` (one script per figure).
 
 Each script defines ``FIGURE``, ``DESCRIPTION`` and ``main(argv) -> int``; this module finds them
-from a source checkout (they are benchmarks, not part of the installed package).
+from a source checkout (they are benchmarks, not part of the installed package: an installed wheel
+says how to get a checkout).
 """
 
 from __future__ import annotations
@@ -36,14 +37,29 @@ def available_figures() -> dict[str, str]:
     return {name: description for name, (_, description) in _scripts().items()}
 
 
-def run_figure(figure: str, argv: list[str]) -> int:
-    """Run the script of ``figure`` with ``argv``; unknown names suggest near matches."""
+NOT_IN_CHECKOUT = (
+    "reproductions run from a source checkout: benchmarks/reproduce/ is not part of the installed package. "
+    "Get the project's source (its repository or source archive), run `make install` there (or "
+    "`pip install -e '.[rl,dev]'`), then run `schedenv reproduce NAME` from that folder"
+)
+"""What ``schedenv reproduce NAME`` says when the package is installed without its benchmarks."""
+
+
+def figure_script(figure: str) -> Path:
+    """The script of ``figure``; unknown names suggest near matches, an install without a checkout says so."""
     from schedenv.validation import suggest
 
+    if not REPRODUCE_DIR.is_dir():
+        raise ValueError(NOT_IN_CHECKOUT)
     scripts = _scripts()
     if figure not in scripts:
         raise ValueError(f"unknown figure {figure!r}{suggest(figure, scripts)}; known: {sorted(scripts)}")
-    path = scripts[figure][0]
+    return scripts[figure][0]
+
+
+def run_figure(figure: str, argv: list[str]) -> int:
+    """Run the script of ``figure`` with ``argv`` (see ``figure_script``)."""
+    path = figure_script(figure)
     spec = importlib.util.spec_from_file_location(f"reproduce_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -1,4 +1,4 @@
-"""Standard Workload Format (SWF) traces: reader, writer and replay (DESIGN §1, §4).
+"""Standard Workload Format (SWF) traces: reader, writer and replay (docs/envs/index.md).
 
 The SWF of the Parallel Workloads Archive (Chapin et al. 1999; Feitelson et al. 2014) is a text
 file with one job per line and 18 whitespace-separated fields; ``-1`` marks a missing value and

@@ -1,4 +1,4 @@
-"""Argument checks shared by every family (DESIGN §8: bad configuration fails at construction).
+"""Argument checks shared by every family (docs/envs/index.md: bad configuration fails at construction).
 
 Every error names the parameter, the offending value and what is allowed, so that a user who
 mistypes an argument learns the fix from the message alone.

@@ -607,7 +607,7 @@ def poisson_job_stream(
 
 
 class DowneySpeedup(Speedup):
-    """Downey's speedup model (Downey 1997, "A model for speedup of parallel programs"; DESIGN §4).
+    """Downey's speedup model (Downey 1997, "A model for speedup of parallel programs"; docs/envs/moldable.md).
 
     ``A`` is the job's average parallelism (A >= 1) and ``sigma`` its variance in parallelism
     (sigma >= 0; 0 is linear speedup up to A). For n >= 1 processors:

@@ -30,8 +30,7 @@ def test_list_names_the_malleable_env_and_its_baselines(capsys: pytest.CaptureFi
 def _evaluate_json(capsys: pytest.CaptureFixture[str], env_kwargs: str, episodes: int = 3) -> dict:
     code = main(["evaluate", "--env", ENV_ID, "--env-kwargs", env_kwargs, "--episodes", str(episodes), "--json"])
     assert code == 0
-    lines = capsys.readouterr().out.strip().splitlines()
-    return json.loads(lines[-1])
+    return json.loads(capsys.readouterr().out)  # --json: stdout is exactly one JSON document
 
 
 def test_evaluate_json_rows_and_optimality_of_hesrpt(capsys: pytest.CaptureFixture[str]) -> None:
@@ -59,12 +58,26 @@ def test_evaluate_json_rows_and_optimality_of_hesrpt(capsys: pytest.CaptureFixtu
 def test_evaluate_flow_time_metric_and_contender_subset(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["evaluate", "--env", ENV_ID, "--env-kwargs", '{"n_jobs": 4, "objective": "flow_time"}']
     assert main([*argv, "--episodes", "2", "--contenders", "equi", "--seed", "10", "--json"]) == 0
-    out = capsys.readouterr().out
-    assert "seeds 10..11" in out
-    table = json.loads(out.strip().splitlines()[-1])
+    captured = capsys.readouterr()
+    assert "seeds 10..11" in captured.err  # the table goes to stderr with --json
+    table = json.loads(captured.out)
     assert table["metric"] == "mean_response_time"
     assert [row["contender"] for row in table["rows"]] == ["hesrpt", "equi"]
     assert table["rows"][1]["ratio"] > 1.0
+
+
+def test_dispatch_defaults_list_size_aware_baselines_as_not_applicable(capsys: pytest.CaptureFixture[str]) -> None:
+    # Dispatch-v0 hides job sizes by default: LWR and SITA-E cannot act, which is not an error
+    assert main(["evaluate", "--env", "schedenv/Dispatch-v0", "--episodes", "2", "--json"]) == 0
+    captured = capsys.readouterr()
+    table = json.loads(captured.out)
+    assert set(table["skipped_baselines"]) == {"least-work-remaining", "sita-e"}
+    assert all("size_known=True" in reason for reason in table["skipped_baselines"].values())
+    listed = [row["contender"] for row in table["rows"]]
+    assert listed[0] == "tags-slowdown" and "round-robin" in listed and "sita-e" not in listed
+    assert set(listed) | set(table["skipped_baselines"]) == set(baselines.available("schedenv/Dispatch-v0"))
+    line = next(line for line in captured.err.splitlines() if line.startswith("sita-e"))
+    assert "n/a" in line and "needs job sizes" in line
 
 
 def test_pareto_spec_in_env_kwargs(capsys: pytest.CaptureFixture[str]) -> None:
@@ -117,7 +130,7 @@ def test_invalid_env_kwargs_exit_with_a_clear_message(
         (["leaderboard", "--out", "/proc/schedenv-test", "--no-progress"], ["--out '/proc/schedenv-test'"]),
         (["leaderboard", "--workers", "0", "--no-progress", "--out", "{tmp}/lb"], ["--workers=0"]),
         (["train", "--env", ENV_ID, "--out", "/proc/schedenv-test"], ["--out '/proc/schedenv-test'"]),
-        (["evaluate", "--agent", "{tmp}/missing"], ["is not a training run"]),
+        (["evaluate", "--agent", "{tmp}/missing"], ["no such file or folder"]),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(
@@ -175,3 +188,29 @@ def test_parse_env_kwargs_builds_objects_and_keeps_plain_values() -> None:
     assert kwargs["size_dist"].alpha == 0.8
     assert parse_env_kwargs(None) == {}
     assert parse_env_kwargs("") == {}
+
+
+def test_version_comes_from_the_package_metadata(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"schedenv {metadata.version('schedenv')}\n"
+
+
+def test_big_results_have_short_reprs_with_their_key_numbers() -> None:
+    from schedenv.fastpath import run_fast
+
+    result = evaluate(ENV_ID, "hesrpt", range(20), n_jobs=50)
+    text = repr(result)
+    assert len(text) < 300 and len(repr(result.episodes[0].records)) > 2000  # 50 job records each, not dumped
+    assert "contender='hesrpt'" in text and "episodes=20" in text and "seeds=0..19" in text
+    assert f"mean_slowdown={result.summary['mean_slowdown']}" in text
+    episode = repr(result.episodes[3])
+    assert len(episode) < 200 and "seed=3" in episode and "records=50" in episode
+    assert f"mean_slowdown={result.episodes[3].metrics['mean_slowdown']:.6g}" in episode
+    run = run_fast("schedenv/Dispatch-v0", "tags-slowdown", 0, n_arrivals=2000, keep_completions=True)
+    text = repr(run)
+    assert text.startswith("DispatchFastRun(seed=0,") and len(text) < 250 and "n_events=" in text
+    assert f"mean_slowdown={run.metrics['mean_slowdown']:.6g}" in text

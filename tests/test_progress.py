@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import itertools
+from pathlib import Path
 
 import pytest
 from tqdm import tqdm
@@ -73,3 +74,28 @@ def test_on_a_terminal_it_is_a_tqdm_bar(monkeypatch: pytest.MonkeyPatch) -> None
     assert isinstance(bar, tqdm)
     assert list(bar) == [0, 1, 2]
     assert "\r" in terminal.getvalue() and "3/3" in terminal.getvalue()
+
+
+def test_quiet_silences_every_bar_until_restored(capsys: pytest.CaptureFixture[str]) -> None:
+    progress.set_quiet(True)
+    try:
+        assert list(progress_bar([1, 2], desc="fig")) == [1, 2]
+        assert capsys.readouterr().err == ""
+    finally:
+        progress.set_quiet(False)
+    list(progress_bar([1], desc="fig"))
+    assert capsys.readouterr().err.startswith("fig: 1/1")
+
+
+def test_reproduce_quiet_prints_no_progress_only_the_output_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from schedenv.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    try:
+        assert main(["reproduce", "tags-fig13", "--quick", "--quiet"]) == 0
+    finally:
+        progress.set_quiet(False)
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("writing to runs/reproduce-tags-fig13-")

@@ -48,10 +48,14 @@ print(json.dumps({{
 """
 
 
-def _run(command: list[str], cwd: Path) -> str:
+def _call(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
     env.update(PYTHONNOUSERSITE="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _run(command: list[str], cwd: Path) -> str:
+    done = _call(command, cwd)
     assert done.returncode == 0, f"{command} failed:\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
@@ -91,6 +95,13 @@ def test_the_installed_wheel_alone_lists_the_envs_and_replays_the_alibaba_trace(
     listing = _run([str(venv / "bin" / "schedenv"), "list"], elsewhere)
     for env_id in ENV_IDS:
         assert f"{env_id}\n  baselines (* = paper policy): " in listing
+
+    assert "reproductions: in a source checkout only" in listing
+    # the reproductions are benchmarks, not in the wheel: asking for one says where they run
+    asked = _call([str(venv / "bin" / "schedenv"), "reproduce", "tags-fig4", "--quick"], elsewhere)
+    assert asked.returncode == 2 and asked.stdout == ""
+    assert "reproductions run from a source checkout" in asked.stderr and "make install" in asked.stderr
+    assert len(asked.stderr.strip().splitlines()) == 1 and not list(elsewhere.iterdir())
 
     report = json.loads(_run([python, "-c", EVALUATION], elsewhere).splitlines()[-1])
     for file in report["files"]:

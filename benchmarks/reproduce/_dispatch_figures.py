@@ -21,6 +21,7 @@ from schedenv.analysis.queueing import lwr_analysis, random_analysis
 from schedenv.analysis.tags import paper_size_dist, tags_optimal_cutoffs
 from schedenv.fastpath import evaluate_fast
 from schedenv.progress import progress_bar
+from schedenv.reporting import add_output_arguments, resolve_output_args
 from schedenv.stats import Interval
 from schedenv.workloads import Distribution
 
@@ -39,10 +40,11 @@ def parse(argv: list[str] | None, description: str) -> argparse.Namespace:
     """The common flags: --quick, --out, --seeds (and --arrivals for simulated points)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--quick", action="store_true", help="5 alphas and a small simulation (< 1 minute)")
-    parser.add_argument("--out", default="benchmarks/results", help="output directory")
+    add_output_arguments(parser)
     parser.add_argument("--seeds", type=int, default=None, help="seeds per simulated point (default 8, quick 3)")
     parser.add_argument("--arrivals", type=int, default=None, help="arrivals per simulated episode")
     args = parser.parse_args(argv)
+    args.out = resolve_output_args(args)
     args.alphas = QUICK_ALPHAS if args.quick else FULL_ALPHAS
     args.seeds = args.seeds or (3 if args.quick else 8)
     args.arrivals = args.arrivals or (5000 if args.quick else 40000)

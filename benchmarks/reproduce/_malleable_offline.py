@@ -20,6 +20,7 @@ import schedenv  # noqa: F401 - registers the env ids
 from baselines.malleable import Knee
 from schedenv.fastpath import evaluate_fast
 from schedenv.progress import progress_bar
+from schedenv.reporting import add_output_arguments
 from schedenv.stats import mean_interval
 from schedenv.tuning import tune_knee_alpha
 from schedenv.workloads import Pareto
@@ -64,7 +65,7 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags both figures take: ``--quick``, ``--seeds``, ``--out``."""
     parser.add_argument("--quick", action="store_true", help="2 instances of M = 100 at 4 values of p")
     parser.add_argument("--seeds", type=int, default=None, help="instances per p (default 10, quick 2)")
-    parser.add_argument("--out", default="benchmarks/results")
+    add_output_arguments(parser)
 
 
 @dataclass(frozen=True)

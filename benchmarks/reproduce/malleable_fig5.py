@@ -30,7 +30,7 @@ import numpy as np
 
 import schedenv  # noqa: F401
 from schedenv.analysis import hesrpt_mean_slowdown
-from schedenv.reporting import markdown_table, provenance, write_atomic
+from schedenv.reporting import markdown_table, provenance, resolve_output_args, write_atomic
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -185,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=DESCRIPTION)
     add_sweep_arguments(parser)
     args = parser.parse_args(argv)
+    args.out = resolve_output_args(args)
     started = time.process_time()
     sweep = Sweep.from_args(args)
     n_jobs, seeds = sweep.n_jobs, sweep.seeds

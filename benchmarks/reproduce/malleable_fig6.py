@@ -33,7 +33,7 @@ import schedenv  # noqa: F401
 from baselines.malleable import Knee
 from schedenv.fastpath import evaluate_fast
 from schedenv.progress import progress_bar
-from schedenv.reporting import markdown_table, provenance, write_atomic
+from schedenv.reporting import add_output_arguments, markdown_table, provenance, resolve_output_args, write_atomic
 from schedenv.stats import mean_interval
 from schedenv.tuning import tune_knee_alpha
 from schedenv.workloads import Pareto
@@ -215,8 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=DESCRIPTION)
     parser.add_argument("--quick", action="store_true", help="800 arrivals, 2 seeds, p in {0.05, 0.9}, loads 0.5, 1.5")
     parser.add_argument("--seeds", type=int, default=None, help="runs per point (default 3, quick 2)")
-    parser.add_argument("--out", default="benchmarks/results")
+    add_output_arguments(parser)
     args = parser.parse_args(argv)
+    args.out = resolve_output_args(args)
     started = time.process_time()
     n_arrivals = 800 if args.quick else 2000
     p_values = [0.05, 0.9] if args.quick else [0.05, 0.5, 0.9, 0.99]

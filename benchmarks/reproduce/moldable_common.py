@@ -22,7 +22,7 @@ from baselines.moldable import ENV_ID, POLICIES
 from schedenv.fastpath import evaluate_fast
 from schedenv.moldable.workload import LOADS
 from schedenv.progress import progress_bar
-from schedenv.reporting import git_commit, write_atomic
+from schedenv.reporting import add_output_arguments, git_commit, resolve_output_args, write_atomic
 from schedenv.stats import Interval, mean_interval
 
 METRICS = ("ATT", "AWT", "ART")
@@ -54,7 +54,7 @@ def run_points(points: Sequence[Point], seeds: Sequence[int], n_jobs: int, jobs:
 def parser(description: str) -> argparse.ArgumentParser:
     args = argparse.ArgumentParser(description=description)
     args.add_argument("--quick", action="store_true", help="a small version (under a minute)")
-    args.add_argument("--out", default="benchmarks/results", help="output directory")
+    add_output_arguments(args)
     args.add_argument("--seeds", type=int, default=None, help="number of seeds (workloads) per point")
     args.add_argument("--n-jobs", type=int, default=200, help="jobs per workload (the paper's 200)")
     args.add_argument("--jobs", type=int, default=2, help="worker processes")
@@ -156,6 +156,7 @@ def run_sweep(
     """Figs. 5 and 6: sweep HRF's ``parameter`` ("alpha" or "threshold") with the other one at ``fixed``;
     ``checks`` turns the curves into the figure's checked claims."""
     args = parser(description).parse_args(argv)
+    args.out = resolve_output_args(args)
     seeds = list(range(args.seeds if args.seeds is not None else (2 if args.quick else 10)))
     swept = quick_values if args.quick else values
     n_jobs = 100 if args.quick else args.n_jobs

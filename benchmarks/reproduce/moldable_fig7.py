@@ -20,6 +20,7 @@ from moldable_common import METRICS, Point, cell, header, parser, run_points, sa
 
 from baselines.moldable import ALPHA_GRID, PAPER_POLICIES, THRESHOLD_GRID
 from schedenv.moldable.workload import LOADS
+from schedenv.reporting import resolve_output_args
 from schedenv.stats import mean_interval
 
 FIGURE = "hrf-fig7"
@@ -36,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser(DESCRIPTION)
     args.add_argument("--full-grid", action="store_true", help="the paper's 56 (alpha, threshold) points")
     options = args.parse_args(argv)
+    options.out = resolve_output_args(options)
     seeds = list(range(options.seeds if options.seeds is not None else (2 if options.quick else 5)))
     if options.full_grid:
         grid = [(a, t) for a in ALPHA_GRID for t in THRESHOLD_GRID]

@@ -46,7 +46,7 @@ from baselines.multiserver import DivisorFillingSRPT, ServerFillingGittins
 from schedenv.analysis import fb_mg1_response_time, sfs_gap_bound
 from schedenv.fastpath.multiserver import ServiceSetPolicy, run_fast
 from schedenv.multiserver.gittins import GittinsRank
-from schedenv.reporting import write_atomic
+from schedenv.reporting import add_output_arguments, resolve_output_args, write_atomic
 from schedenv.stats import Interval, mean_interval
 from schedenv.workloads import Distribution, Exponential, HyperExponential
 
@@ -362,8 +362,9 @@ def plot(results: list[tuple[Setting, Sweep, dict[float, float]]], path: Path) -
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=DESCRIPTION)
     parser.add_argument("--quick", action="store_true", help="a few loads and arrivals (under a minute)")
-    parser.add_argument("--out", default="benchmarks/results", help="output directory")
+    add_output_arguments(parser)
     args = parser.parse_args(argv)
+    args.out = resolve_output_args(args)
     settings = [quick(s) for s in (POWER_OF_TWO, DIVISIBLE)] if args.quick else [POWER_OF_TWO, DIVISIBLE]
     start = time.perf_counter()
     results = []

@@ -24,7 +24,7 @@ from schedenv.analysis.multiserver import sfs_gap_bound, srpt_mg1_response_time
 from schedenv.fastpath.multiserver import ServiceSetPolicy, run_fast
 from schedenv.multiserver.srpt1 import srpt1_completion_times
 from schedenv.progress import progress_bar
-from schedenv.reporting import write_atomic
+from schedenv.reporting import add_output_arguments, resolve_output_args, write_atomic
 from schedenv.stats import Interval, mean_interval
 
 # benchmarks/ is not a package: the claim lines are a module beside this one.
@@ -126,7 +126,7 @@ def sweep_settings(
     parser.add_argument(
         "--quick", action="store_true", help=f"{len(quick_loads)} loads, 20,000 arrivals (under a minute)"
     )
-    parser.add_argument("--out", default="benchmarks/results", help="output directory")
+    add_output_arguments(parser)
     parser.add_argument("--seeds", type=int, default=None, help="seeds per load (default 3; 2 with --quick)")
     parser.add_argument("--arrivals", type=int, default=None, help="arrivals per run (default 1,000,000)")
     args = parser.parse_args(argv)
@@ -134,7 +134,7 @@ def sweep_settings(
         loads=quick_loads if args.quick else loads,
         n_arrivals=args.arrivals or (20_000 if args.quick else 1_000_000),
         seeds=list(range(args.seeds or (2 if args.quick else 3))),
-        out=Path(args.out),
+        out=resolve_output_args(args),
     )
 
 

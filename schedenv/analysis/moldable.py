@@ -20,7 +20,7 @@ from schedenv.workloads import DowneySpeedup
 
 
 def downey_speedup(n: Any, A: Any, sigma: Any) -> Any:
-    """S(n; A, sigma) (Downey 1997; DESIGN §4), broadcasting its arguments."""
+    """S(n; A, sigma) (Downey 1997; docs/envs/moldable.md), broadcasting its arguments."""
     return DowneySpeedup.formula(n, A, sigma)
 
 

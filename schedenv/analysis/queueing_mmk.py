@@ -1,4 +1,4 @@
-"""Erlang-C: the M/M/k first-come-first-served central queue (the reference model of DESIGN §7).
+"""Erlang-C: the M/M/k first-come-first-served central queue (the reference model of docs/results/speed.md).
 
 k servers, Poisson arrivals at rate lambda, exponential service at rate mu per server, offered load
 a = lambda / mu and utilisation rho = a / k < 1. The probability that an arrival waits is Erlang's C

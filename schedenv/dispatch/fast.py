@@ -1,4 +1,4 @@
-"""The compiled env core of the dispatch family: ``DispatchEnv`` steps the kernels (DESIGN §7).
+"""The compiled env core of the dispatch family: ``DispatchEnv`` steps the kernels (docs/architecture.md).
 
 ``FastCore`` runs one copy of the batched env's state (``kernel.DispatchArrays`` with B = 1) through
 ``kernel.step_rows``, the numba transcription of ``DispatchSim.dispatch`` + ``advance`` and of the

@@ -1,6 +1,6 @@
 """Per-job records and running episode tallies of the dispatch family (TAGS paper, §1 and §5).
 
-Metrics are kept as running sums so that a long episode keeps no per-job history (DESIGN §8).
+Metrics are kept as running sums so that a long episode keeps no per-job history (docs/envs/dispatch.md).
 Definitions (x = size, T = response time):
 
 - waiting time T - x: everything but the final, successful run (includes killed runs);

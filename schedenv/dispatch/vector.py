@@ -1,4 +1,4 @@
-"""A native batched ``Dispatch-v0``: B copies stepped in one compiled call.
+"""A native batched ``Dispatch-v0``: B copies stepped in one compiled call (docs/api/vector.md).
 
 ``gym.make_vec("schedenv/Dispatch-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the kernels the single env runs (``kernel.step_rows``, the

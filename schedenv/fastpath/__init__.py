@@ -1,4 +1,4 @@
-"""Compiled simulation paths for baselines, without the Gymnasium shell (DESIGN §7).
+"""Compiled simulation paths for baselines, without the Gymnasium shell (docs/baselines/index.md).
 
 For long evaluations (the papers simulate up to 10^7 arrivals per point) a baseline can run in one
 numba loop that fuses its decision rule (``baselines.kernels``) with the family's event step: one

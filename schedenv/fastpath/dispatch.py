@@ -1,4 +1,4 @@
-"""Dispatch baselines without the Gymnasium shell: one compiled loop per episode (DESIGN §7).
+"""Dispatch baselines without the Gymnasium shell: one compiled loop per episode (docs/baselines/index.md).
 
 The loop (``run_chunk``) fuses a baseline's rule (``baselines.kernels.dispatch.decide``:
 Central-Queue, Random, Round-Robin, Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS of
@@ -75,7 +75,7 @@ def run_chunk(
         begin_step(sf)
 
 
-@dataclass
+@dataclass(repr=False)
 class DispatchFastRun(FastRun):
     """A fast-path episode of the dispatch family; ``records()`` gives ``DispatchRecord`` objects.
 

@@ -1,4 +1,4 @@
-"""Malleable baselines without the Gymnasium shell: one compiled loop per episode (DESIGN §7).
+"""Malleable baselines without the Gymnasium shell: one compiled loop per episode (docs/baselines/index.md).
 
 The loop fuses a policy's allocation rule (``baselines.kernels.malleable``) with the event step of
 the env's compiled core (``schedenv.malleable.kernel``): at every arrival and departure the policy
@@ -105,7 +105,7 @@ def _run_chunk(
         if n_jobs == 0:
             if nxt >= n_stream:
                 break
-            now = arrival_times[nxt]  # idle until the next arrival (DESIGN §3)
+            now = arrival_times[nxt]  # idle until the next arrival (docs/envs/index.md)
             n_jobs, nxt = _admit(
                 job_id, arrival, size, remaining, weight, 0, arrival_times, sizes, nxt, now, s_n, slowdown, id_offset
             )

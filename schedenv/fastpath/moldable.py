@@ -1,4 +1,4 @@
-"""Moldable baselines without the Gymnasium shell: one compiled loop per episode (DESIGN §7).
+"""Moldable baselines without the Gymnasium shell: one compiled loop per episode (docs/baselines/index.md).
 
 The loop fuses a policy's decision rule (``baselines.kernels.moldable.decide``) with the env's
 compiled step (``schedenv.moldable.kernel.step``), so every decision goes through exactly what
@@ -78,7 +78,7 @@ def _account(ints, floats, done, counters, totals, records):
         counters[C_OVERFLOW] += ints[N_QUEUED] > ints[MAX_JOBS]
 
 
-@dataclass
+@dataclass(repr=False)
 class MoldableFastRun(FastRun):
     """A moldable fast-path episode; ``job_records`` are the env's records in completion order."""
 

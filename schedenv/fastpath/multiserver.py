@@ -1,4 +1,4 @@
-"""Run a multiserver policy on the simulator without the Gymnasium shell (DESIGN §7).
+"""Run a multiserver policy on the simulator without the Gymnasium shell (docs/baselines/index.md).
 
 The env's workload is drawn by ``env.reset(seed)`` exactly as in ``evaluate``; the policy then
 chooses the service set over *all* jobs present (no window). Policies that are an order plus a

@@ -1,4 +1,4 @@
-"""What one fast-path episode returns, shared by the families' fast paths (DESIGN §7)."""
+"""What one fast-path episode returns, shared by the families' fast paths (docs/baselines/index.md)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedenv.evaluation import EpisodeResult
+from schedenv.evaluation import EpisodeResult, headline_metrics
 from schedenv.records import JobRecord
 
 DEFAULT_CHUNK = 1 << 20
 """Jobs drawn at a time; runs of at most this many arrivals use the env's exact job stream."""
 
 
-@dataclass
+@dataclass(repr=False)
 class FastRun:
     """One fast-path episode: the env's ``episode_metrics``, the return, and optional completions."""
 
@@ -30,6 +30,12 @@ class FastRun:
     completion: np.ndarray | None = None
     """Completion time per job id (``keep_completions=True`` only)."""
     speedup_at_n: float = 1.0
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(seed={self.seed}, n_steps={self.n_steps}, n_events={self.n_events}, "
+            f"seconds={self.seconds:.3g}, {headline_metrics(self.metrics)})"
+        )
 
     def episode_result(self) -> EpisodeResult:
         """The run as ``evaluate`` reports an episode (records only with ``keep_completions=True``)."""

@@ -1,4 +1,4 @@
-"""The leaderboard (issue 7): every contender on every scenario of a suite, with intervals, ranks and claims.
+"""The leaderboard: every contender on every scenario of a suite, with ranks and claims (docs/results/index.md).
 
 ``schedenv leaderboard --suite quick --out runs/quick`` (or ``run_leaderboard``) evaluates the
 papers' policies (and trained agents) on the scenarios of ``suites.py`` with common random

@@ -1,4 +1,4 @@
-"""Atomic files and the per-cell result cache (DESIGN §8: write atomically, resume after a kill).
+"""Atomic files and the per-cell result cache (docs/results/index.md: written atomically, resumed after a kill).
 
 Every file is written to a temporary file in the same folder, flushed to disk, then moved over
 the destination with ``os.replace`` (atomic on POSIX): a reader sees the old file or the new

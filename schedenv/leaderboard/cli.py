@@ -57,7 +57,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="Ray cluster to join, e.g. auto or ray://host:10001 (default: start a local one)",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", "--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(run=run_command)
 
 

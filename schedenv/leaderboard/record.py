@@ -1,7 +1,7 @@
 """The run record: what produced a leaderboard (command, commit, package versions, machine).
 
-A table without the command and the commit that produced it cannot be reproduced (STYLE.md,
-"Benchmarks report ... with the exact command and the commit"). The commit is read with
+A table without the command and the commit that produced it cannot be reproduced: every result
+names the exact command and the commit (docs/results/index.md). The commit is read with
 ``git rev-parse HEAD``; ``dirty`` says whether the working tree had uncommitted changes.
 """
 

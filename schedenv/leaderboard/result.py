@@ -21,6 +21,12 @@ class LeaderboardResult:
     families_missing: list[str]
     record: dict[str, Any]
 
+    def __repr__(self) -> str:
+        return (
+            f"LeaderboardResult(suite={self.suite!r}, scenarios={len(self.plans)}, cells={len(self.rows)}, "
+            f"failed={len(self.failed)}, claims={len(self.claims)}, families={self.families})"
+        )
+
     @property
     def failed(self) -> list[dict[str, Any]]:
         """Rows whose cell raised an error."""

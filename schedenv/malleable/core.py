@@ -33,7 +33,7 @@ GLOBAL_FEATURES = 3
 
 
 def check_action(action: object, max_jobs: int) -> np.ndarray:
-    """``action`` as float64 weights, or ``ValueError`` naming what is wrong (DESIGN §8)."""
+    """``action`` as float64 weights, or ``ValueError`` naming what is wrong (docs/envs/index.md)."""
     weights = as_real_array("action", action, allow_bool=True)
     if weights.shape != (max_jobs + 1,):
         raise ValueError(f"action has shape {weights.shape}; expected ({max_jobs + 1},)")

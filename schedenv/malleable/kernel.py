@@ -1,4 +1,4 @@
-"""The compiled transition of the malleable family: every numba kernel of the env's step (DESIGN §7).
+"""The compiled transition of the malleable family: every numba kernel of the env's step (docs/architecture.md).
 
 A numba transcription of ``sim.advance`` (the heSRPT paper's model: s(k) = k^p speedups only) with the
 env's window and observation (``core.ReferenceCore``'s, which stays the specification with ``sim.py``;
@@ -99,7 +99,7 @@ def step(
         job_id, arrival, size, remaining, weight, kept, arrival_times, stream_sizes, next_arrival, event, s_n, slowdown
     )
     now = event
-    if n_jobs == 0 and next_arrival < arrival_times.size:  # idle until the next arrival (DESIGN §3)
+    if n_jobs == 0 and next_arrival < arrival_times.size:  # idle until the next arrival (docs/envs/index.md)
         now = arrival_times[next_arrival]
         n_jobs, next_arrival = admit(
             job_id, arrival, size, remaining, weight, 0, arrival_times, stream_sizes, next_arrival, now, s_n, slowdown

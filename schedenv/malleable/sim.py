@@ -171,7 +171,7 @@ def advance(params: MalleableParams, state: MalleableState, theta: np.ndarray) -
     jobs = _Jobs(state.job_id[keep], state.arrival[keep], state.size[keep], remaining[keep], state.weight[keep])
     jobs, next_arrival = _admit(params, jobs, state.next_arrival, time)
     if jobs.job_id.size == 0 and next_arrival < params.arrival_times.size:
-        # An empty system has no decision to make: idle until the next arrival (DESIGN §3).
+        # An empty system has no decision to make: idle until the next arrival (docs/envs/index.md).
         time = float(params.arrival_times[next_arrival])
         jobs, next_arrival = _admit(params, jobs, next_arrival, time)
     new_state = _state(time, jobs, next_arrival, state.n_completed + len(completed), state.work_done + work)

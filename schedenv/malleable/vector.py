@@ -1,11 +1,11 @@
-"""A native batched ``Malleable-v0``: B copies stepped in one compiled call.
+"""A native batched ``Malleable-v0``: B copies stepped in one compiled call (docs/api/vector.md).
 
 ``gym.make_vec("schedenv/Malleable-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the single env's compiled step (``kernel.step``) and its
 observation (``kernel.observe``), in ``kernel.step_rows``, and draws its workload with the
 single env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs
 reset with seeds s, s+1, ... stepped in a loop (``tests/perf``). Copies are stepped one after the
-other in one thread: on a shared 2-core machine numba's ``prange`` gained nothing over
+other in one thread: on a shared 2-core machine (docs/results/speed.md) numba's ``prange`` gained nothing over
 one thread (workqueue layer) and its default OpenMP layer was 15x slower (spin-waiting), so run one
 process per core instead.
 

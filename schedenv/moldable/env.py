@@ -2,7 +2,7 @@
 
 Provenance: the model of Wu, Tuo, Jin, Yan and Weng, "HRF: a resource allocation scheme for
 moldable jobs", CF'15 (§2.2 Downey's model, §4.1 the Table 1 example, §6.1 the set-up), with
-Downey's speedup (DESIGN §4).
+Downey's speedup (docs/envs/moldable.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The env's compiled core of the moldable family: one call of ``kernel.step`` per env step (DESIGN §7).
+"""The env's compiled core of the moldable family: one call of ``kernel.step`` per env step (docs/architecture.md).
 
 Same semantics as ``ReferenceCore`` (``core.py``) over the pure simulator (``sim.py``), which stay
 the specification: ``tests/moldable/test_fast_core.py`` steps both with the same actions and

@@ -1,4 +1,4 @@
-"""The compiled transition of the moldable family: every numba kernel of the env's step (DESIGN §7).
+"""The compiled transition of the moldable family: every numba kernel of the env's step (docs/architecture.md).
 
 Same semantics as ``ReferenceCore`` (``core.py``) over the pure simulator (``sim.py``), which stay
 the specification: ``tests/moldable/test_fast_core.py`` steps both with the same actions and

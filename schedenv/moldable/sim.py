@@ -1,5 +1,5 @@
 """Pure event core for moldable jobs (Wu et al., "HRF: a resource allocation scheme for moldable
-jobs", CF'15; DESIGN §4).
+jobs", CF'15; docs/envs/moldable.md).
 
 m identical processors. A job waits in one FCFS-ordered queue until it is started on some count n
 of processors, which it then holds for its whole runtime T(n) (no preemption, no change of n).

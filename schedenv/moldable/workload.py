@@ -14,7 +14,7 @@ Every job also carries a ``requested`` processor count, the rigid request a user
 of two nearest to A in log scale (users favour powers of two; Downey 1997 smooths them away, we
 put them back for the rigid request only); for a table, the smallest count of least runtime.
 
-The **Cirne-style generator** (:class:`CirneWorkload`) follows the facts of DESIGN §4 (Downey 1997
+The **Cirne-style generator** (:class:`CirneWorkload`) follows the facts listed in docs/envs/moldable.md (Downey 1997
 as summarised by the Parallel Workloads Archive; Cirne and Berman 2001): Poisson arrivals with mean
 gap ``arrival_interval`` (the paper's 2000 / 1000 / 600 s per job for light / middle / heavy load;
 no daily cycle), A log-uniform on [1, m], L (node-seconds of work) log-uniform on
@@ -202,7 +202,7 @@ class CirneWorkload:
 
 
 def trace_jobs(replay: ReplayJobs, n_procs: int, sigma: float) -> MoldableJobSet:
-    """Moldable Downey jobs from an SWF trace (DESIGN §4's trace replay).
+    """Moldable Downey jobs from an SWF trace (the trace replay of docs/envs/moldable.md).
 
     Each trace job keeps its submit time; its recorded processor count p becomes both its rigid
     request and its average parallelism A = p, and L = runtime S(p), so that the job runs exactly

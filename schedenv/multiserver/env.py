@@ -89,7 +89,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     Jobs outside the window are never served. Helpers: ``commit_action``, ``slot_of_job`` and
     ``action_from_service_set`` (the action that serves a given set, in either mode).
 
-    Every element of the action space is a legal argument to ``step`` (DESIGN §3). In priority
+    Every element of the action space is a legal argument to ``step`` (docs/envs/index.md). In priority
     mode every score vector in [-1, 1] is a valid action, so nothing is masked. In select mode a
     masked action (an empty, already selected or non-fitting slot, or commit with nothing
     selected) is handled by ``invalid_action``:

@@ -1,4 +1,4 @@
-"""The env's compiled core: one numba call per step that advances time (DESIGN §7).
+"""The env's compiled core: one numba call per step that advances time (docs/architecture.md).
 
 ``FastCore`` does what the env used to do with numpy around the pure simulator: service set
 (priority scores packed by ``packing``, or the slots a select-mode agent picked), ``sim.advance``

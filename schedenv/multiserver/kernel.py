@@ -1,4 +1,4 @@
-"""A numba-compiled event loop for order-and-pack policies (DESIGN §7 fast path).
+"""A numba-compiled event loop for order-and-pack policies (the fast path of docs/baselines/index.md).
 
 It repeats ``sim.advance`` operation for operation (same float expressions, same tie-breaking:
 stable sorts over the jobs in arrival order), so it gives bit-identical completion times to the
@@ -437,7 +437,7 @@ def env_step(
             durations[kept], remaining[kept], in_service[kept] = durations[j], remaining[j], in_service[j]
             kept += 1
         n_jobs = kept
-    for _ in range(2):  # admit the arrivals; an emptied system idles until the next one (DESIGN §3)
+    for _ in range(2):  # admit the arrivals; an emptied system idles until the next one (docs/envs/index.md)
         while next_arrival < n and arrival_times[next_arrival] <= time:
             job_id[n_jobs], arrival[n_jobs] = next_arrival, arrival_times[next_arrival]
             needs[n_jobs], durations[n_jobs] = stream_needs[next_arrival], stream_durations[next_arrival]

@@ -226,7 +226,7 @@ def advance(
         arrays = (state.job_id, state.arrival, state.server_need, state.duration, new_remaining, serve.copy())
     arrays, next_arrival = _admit(params, arrays, state.next_arrival, time)
     if arrays[0].size == 0 and next_arrival < params.arrival_times.size:
-        # An empty system has no decision to make: idle until the next arrival (DESIGN §3).
+        # An empty system has no decision to make: idle until the next arrival (docs/envs/index.md).
         time = float(params.arrival_times[next_arrival])
         arrays, next_arrival = _admit(params, arrays, next_arrival, time)
     new_state = _new_state(

@@ -52,8 +52,7 @@ def test_train_then_evaluate_agent_prints_the_ratio_to_hesrpt(
     capsys.readouterr()
 
     assert main(["evaluate", "--agent", str(out), "--episodes", "3", "--json"]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
-    row = json.loads(lines[-1])
+    row = json.loads(capsys.readouterr().out)  # --json: stdout is one JSON document, the table goes to stderr
     for key in ("contender", "env_id", "mean", "ci95", "reference", "reference_mean", "ratio"):
         assert key in row
     assert row["contender"] == "ppo:run" and row["env_id"] == "schedenv/Malleable-v0"

@@ -178,7 +178,7 @@ def test_evaluate_agent_json_reports_held_out_seeds_and_the_best_baseline(
     assert provenance["train_cpu_seconds"] > 0
 
     assert main(["evaluate", "--agent", str(out), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    report = json.loads(capsys.readouterr().out)
     assert report["test_seeds"] == list(range(100)) and report["episodes"] == 100
     assert report["train_seeds"] == train_seeds(0, 4)
     assert not set(report["test_seeds"]) & set(report["train_seeds"])
