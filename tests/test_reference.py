@@ -199,7 +199,7 @@ def test_multiserver_reports_the_srpt1_bound_below_every_policy() -> None:
     assert bound < info["reference_metrics"]["mean_response_time"] == pytest.approx(means["serverfilling-srpt"])
     # Hand-worked: two jobs needing all k = 2 servers, durations 2 and 1, arriving at 0 and 0.5.
     # SRPT-1 serves sizes 2 and 1: the second preempts at 0.5 and ends at 1.5, the first at 3.
-    two = gym.make(env_id, n_servers=2, server_needs=(2,), jobs=[(0.0, 2, 2.0), (0.5, 2, 1.0)], reference="fcfs")
+    two = gym.make(env_id, n_servers=2, jobs=[(0.0, 2, 2.0), (0.5, 2, 1.0)], reference="fcfs")
     _, _, info = play(two, "fcfs", env_id, 0)
     assert info["bound_metrics"]["mean_response_time"] == pytest.approx((3.0 + 1.0) / 2)
     assert info["episode_metrics"]["mean_response_time"] == pytest.approx((2.0 + 2.5) / 2)
