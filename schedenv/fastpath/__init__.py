@@ -16,7 +16,8 @@ True
 >>> run.metrics["n_completed"]
 2000.0
 
-Covered: Malleable-v0 with s(k) = k^p (either ``allocation`` mode, no ``p_range``) for hesrpt, a-hesrpt,
+Covered: Malleable-v0 with s(k) = k^p (either ``allocation`` mode; no ``p_range``, ``load_range`` or
+``action_mode`` other than "weights") for hesrpt, a-hesrpt,
 equi, srpt, rs, hell, hell-waterfill and knee;
 Dispatch-v0 for central-queue, random, round-robin, shortest-queue, least-work-remaining and sita-e
 (these two with ``size_known=True``), tags-slowdown, tags-waiting and tags-fair;
@@ -67,8 +68,10 @@ def supports(env_id: str, policy: Any, **env_kwargs: Any) -> bool:
         return code is not None and (code not in dispatch_kernels.SIZE_AWARE or bool(env_kwargs.get("size_known")))
     if malleable_kernels.policy_code(agent) is None:
         return False
-    if env_kwargs.get("p_range") is not None:
-        return False  # the compiled loop has one p per run
+    if env_kwargs.get("p_range") is not None or env_kwargs.get("load_range") is not None:
+        return False  # the compiled loop has one p and one load per run
+    if env_kwargs.get("action_mode", "weights") != "weights":
+        return False  # it emulates the "weights" encoding; the other modes' nearest actions go through the env
     speedup = env_kwargs.get("speedup", 0.5)
     return isinstance(speedup, int | float | Power)
 

@@ -124,8 +124,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     |------------------|---------------------------------------------------------------|-----|-----|
     | 3K + 3           | speedup exponent p of s(k) = k^p (the episode's, with         | 0   | 1   |
     |                  | ``p_range``); other speedups: elasticity N s'(N) / s(N)       |     |     |
-    | 3K + 4           | load rho (online with Poisson arrivals; 0 offline or with     | 0   | inf |
-    |                  | explicit ``jobs``)                                            |     |     |
+    | 3K + 4           | load rho (online with Poisson arrivals, the episode's with    | 0   | inf |
+    |                  | ``load_range``; 0 offline or with explicit ``jobs``)          |     |     |
     | 3K + 5           | objective: 1 slowdown, 0 flow time                            | 0   | 1   |
     | 3K + 6           | log10(1 + N) / 6 (1 at a million servers)                     | 0   | inf |
 
@@ -143,8 +143,9 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     while ``episode_metrics`` are never scaled.
 
     ## Starting State
-    With ``p_range`` the episode's p is drawn first from the reset's generator (then the workload,
-    whose online arrival rate depends on s(N) = N^p); every contender sees the same p for a seed.
+    With ``p_range`` the episode's p is drawn first from the reset's generator, then with
+    ``load_range`` the episode's load, then the workload (whose online arrival rate depends on the
+    load and on s(N) = N^p); every contender sees the same p and load for a seed.
     Offline: the jobs of ``jobs``, or ``n_jobs`` sizes drawn from ``size_dist``, all at t = 0.
     Online: ``n_arrivals`` Poisson arrivals at rate lambda = load * s(N) / E[X] (so load is
     rho = lambda E[X] / s(N), the work brought per unit time relative to one job's full rate);
@@ -187,6 +188,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     | observe_params | False             | append p, load, objective, log N (see Observation Space)               |
     | p_range        | None              | (lo, hi): p ~ U[lo, hi) drawn at every reset; replaces ``speedup``'s p |
     | action_mode    | "weights"         | "weights", "log" or "residual" (see Action Space)                      |
+    | load_range     | None              | (lo, hi): online load ~ U[lo, hi) drawn at every reset; replaces load  |
     | reference      | None              | a baseline name: its metrics on the same episode (Information)         |
     | reward_scale   | 1.0               | rewards x this number > 0, or "auto" (see Rewards)                     |
 
@@ -225,6 +227,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         observe_params: bool = False,
         p_range: tuple[float, float] | None = None,
         action_mode: str = "weights",
+        load_range: tuple[float, float] | None = None,
         reference: str | None = None,
         reward_scale: float | str = 1.0,
     ) -> None:
@@ -258,6 +261,15 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
                 warnings.warn(
                     f"p_range={p_range!r} changes p every episode but observe_params=False hides it from the agent; "
                     "pass observe_params=True so that a policy can adapt to p",
+                    stacklevel=2,
+                )
+        self.load_range = _check_load_range(load_range, self.mode, self.jobs is not None)
+        if self.load_range is not None:
+            self.load = self.load_range[1]  # the largest load: the strictest stability check below
+            if not self.observe_params:
+                warnings.warn(
+                    f"load_range={load_range!r} changes the load every episode but observe_params=False hides it "
+                    "from the agent; pass observe_params=True so that a policy can adapt to the load",
                     stacklevel=2,
                 )
         self.arrival_process: PoissonArrivals | None = None
@@ -464,12 +476,15 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         return np.concatenate([observation, self._params_observed])
 
     def _draw_episode(self) -> tuple[np.ndarray, np.ndarray]:
-        """Draw the episode from ``np_random``: p first (with ``p_range``), then the workload."""
+        """Draw the episode from ``np_random``: p (with ``p_range``), then the load (with ``load_range``),
+        then the workload."""
         if self.p_range is not None:
             self.speedup = Power(float(self.np_random.uniform(*self.p_range)))
-            if self.arrival_process is not None:  # lambda = load s(N) / E[X] follows p
-                rate_at_n = float(self.speedup(self.n_servers))
-                self.arrival_process = PoissonArrivals.for_load(self.load, self.size_dist.mean, rate_at_n)
+        if self.load_range is not None:
+            self.load = float(self.np_random.uniform(*self.load_range))
+        if self.arrival_process is not None and (self.p_range is not None or self.load_range is not None):
+            rate_at_n = float(self.speedup(self.n_servers))  # lambda = load s(N) / E[X] follows p and the load
+            self.arrival_process = PoissonArrivals.for_load(self.load, self.size_dist.mean, rate_at_n)
         return self._draw_workload()
 
     def _draw_workload(self) -> tuple[np.ndarray, np.ndarray]:
@@ -512,6 +527,26 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
 
     def _episode_metrics(self) -> dict[str, float]:
         return episode_metrics(self._completed, self._require_core().time, self._overflow_epochs, self._epochs)
+
+
+def _check_load_range(load_range: Any, mode: str, explicit_jobs: bool) -> tuple[float, float] | None:
+    """``load_range`` as (lo, hi) with 0 < lo <= hi, for online Poisson arrivals only."""
+    if load_range is None:
+        return None
+    try:
+        lo, hi = (float(value) for value in load_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"load_range={load_range!r} is not allowed; give a pair (lo, hi) with 0 < lo <= hi") from None
+    check_positive("load_range[0]", lo)
+    check_positive("load_range[1]", hi)
+    if lo > hi:
+        raise ValueError(f"load_range={load_range!r} is not allowed; it needs lo <= hi")
+    if mode != "online" or explicit_jobs:
+        raise ValueError(
+            f"load_range={load_range!r} draws the load of Poisson arrivals; "
+            "it needs mode='online' without explicit jobs"
+        )
+    return lo, hi
 
 
 def _check_p_range(p_range: Any, speedup: Speedup) -> tuple[float, float] | None:
