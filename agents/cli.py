@@ -182,6 +182,22 @@ def _sweep_command(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     return 0
 
 
+RANGES = {"load": "load_range", "speedup": "p_range"}
+"""Env arguments whose fixed value replaces a range drawn per episode (Malleable-v0)."""
+
+
+def merge_env_kwargs(training: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """``overrides`` over the training env kwargs; a fixed value (``load``, ``speedup``) given without its
+    range replaces the training range (``load_range``, ``p_range``), so an agent trained across loads is
+    scored at the load asked for."""
+    merged = {**training, **overrides}
+    for fixed, drawn in RANGES.items():
+        if fixed in overrides and drawn not in overrides and merged.get(drawn) is not None:
+            print(f"--env-kwargs {fixed}={overrides[fixed]!r} replaces the training {drawn}", file=sys.stderr)
+            merged[drawn] = None
+    return merged
+
+
 def evaluate_agent(args: argparse.Namespace) -> int:
     """Handler of ``schedenv evaluate --agent PATH [PATH ...]``: the agent, the paper policy and the best baseline.
 
@@ -227,7 +243,7 @@ def evaluate_agent(args: argparse.Namespace) -> int:
     if args.ledger and args.split != "sealed":
         raise ValueError(f"--ledger records evaluations on sealed seeds; --split={args.split!r} does not need it")
     env_id = check_env_id(check_agent_env(sources[0], args.env))
-    raw_kwargs = {**sources[0].env_kwargs, **json_object(args.env_kwargs, "--env-kwargs")}
+    raw_kwargs = merge_env_kwargs(sources[0].env_kwargs, json_object(args.env_kwargs, "--env-kwargs"))
     env_kwargs = {key: from_spec(value) for key, value in raw_kwargs.items()}
     loaded = [load_agent(source) for source in sources]
     for agent in loaded:
