@@ -354,3 +354,36 @@ def plot_learning_curves(results: RLResults, path: str | Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+
+
+def headline_rows(results: RLResults) -> list[tuple[str, ...]]:
+    """The rows of one result in the README's headline table: its training setting, then the others."""
+    reference = results.reference
+    settings = [results.training_setting, *results.generalisation]
+    rows = []
+    for setting in settings:
+        best = setting.best_baseline(reference)
+        where = "training setting" if not setting.overrides else json.dumps(setting.overrides)
+        rows.append(
+            (
+                f"[{results.setting}](docs/results/rl-{results.setting}.md)",
+                where,
+                f"{_interval(setting.headline(reference))} x {reference}",
+                f"{best}: {_interval(setting.headline(best))}",
+                f"{len(results.runs)} x {len(results.test_seeds)}",
+            )
+        )
+    return rows
+
+
+def headline_table(results: list[RLResults]) -> str:
+    """The README's table of published results (sealed seeds), one block of rows per setting."""
+    header = (
+        "setting",
+        "scored at",
+        "agent / paper policy (ratio of means, 95%)",
+        "agent / best baseline",
+        "runs x seeds",
+    )
+    rows = [row for result in results for row in headline_rows(result)]
+    return markdown_table(header, rows)
