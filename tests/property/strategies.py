@@ -1,0 +1,145 @@
+"""Hypothesis strategies: small env configurations per family (valid, or with one argument spoiled).
+
+A case runs in milliseconds: a handful of jobs, windows of 1-4 slots, few servers. The valid
+configurations cover every mode of each family (Malleable ``action_mode`` weights/log/residual,
+``allocation``, ``objective``; Dispatch ``time_limits``/``size_known``/objectives; MultiserverJob
+``action_mode`` select/priority and packings; Moldable ``action_mode`` flat/factored) and every
+``invalid_action`` handling. :func:`spoiled` replaces one argument by a value drawn from
+:data:`BAD_VALUES` (or adds an unknown keyword), which the env must refuse with a clear error or accept
+and run correctly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from hypothesis import strategies as st
+
+MALLEABLE, DISPATCH, MOLDABLE, MULTISERVER = (
+    "schedenv/Malleable-v0",
+    "schedenv/Dispatch-v0",
+    "schedenv/Moldable-v0",
+    "schedenv/MultiserverJob-v0",
+)
+INVALID_ACTION_MODES = ("fallback", "penalty", "raise")
+BAD_VALUES: list[Any] = [
+    0, -1, 1, 2, 10**12, 0.5, -0.5, 1e-300, 1e300, math.nan, math.inf, -math.inf, True, False, None,
+    "abc", "", [], [1.0, 2.0], [[1, 2], [3]], {"a": 1}, 1 + 1j, (0.0, 1.0), [0], [math.nan], [3.0, 1.0],
+]  # fmt: skip
+"""Values one argument is spoiled with: wrong types, edges, NaN/inf, out-of-range numbers, bad shapes."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """An env id, its keyword arguments, and the argument spoiled (None: a valid configuration)."""
+
+    env_id: str
+    kwargs: dict[str, Any]
+    spoiled: str | None = None
+
+    def __repr__(self) -> str:  # the falsifying example hypothesis prints
+        return f"Case({self.env_id!r}, {self.kwargs!r})"
+
+
+small_load = st.floats(0.2, 0.9)
+
+
+@st.composite
+def malleable(draw: st.DrawFn) -> Case:
+    mode = draw(st.sampled_from(["offline", "online"]))
+    allocation = draw(st.sampled_from(["normalized", "fractions"]))
+    action_modes = ["weights"] if allocation == "fractions" else ["weights", "log", "residual"]
+    kwargs: dict[str, Any] = {
+        "mode": mode,
+        "n_servers": draw(st.sampled_from([1.0, 4.0, 1000.0])),
+        "speedup": draw(st.sampled_from([0.3, 0.5, 0.9, 1.0])),
+        "objective": draw(st.sampled_from(["slowdown", "flow_time"])),
+        "max_jobs": draw(st.integers(1, 4)),
+        "allocation": allocation,
+        "action_mode": draw(st.sampled_from(action_modes)),
+        "observe_params": draw(st.booleans()),
+        "reward_scale": draw(st.sampled_from([1.0, 0.25])),
+    }
+    if draw(st.booleans()):
+        kwargs["p_range"] = (0.3, 0.8)
+    if mode == "offline":
+        kwargs["n_jobs"] = draw(st.integers(1, 6))
+    else:
+        kwargs["n_arrivals"] = draw(st.integers(1, 8))
+        kwargs["load"] = draw(small_load)
+    return Case(MALLEABLE, kwargs)
+
+
+@st.composite
+def dispatch(draw: st.DrawFn) -> Case:
+    limits = st.lists(st.floats(1.0, 1e5), min_size=1, max_size=3, unique=True).map(sorted)
+    n = draw(st.integers(1, 8))
+    kwargs: dict[str, Any] = {
+        "n_hosts": draw(st.integers(1, 3)),
+        "load": draw(small_load),
+        "n_arrivals": n,
+        "size_known": draw(st.booleans()),
+        "time_limits": draw(st.one_of(st.none(), limits, limits.map(lambda ladder: [*ladder, math.inf]))),
+        "objective": draw(st.sampled_from(["slowdown", "response_time", "waiting_time", "waiting_slowdown"])),
+        "max_jobs": draw(st.integers(0, 3)),
+        "invalid_action": draw(st.sampled_from(INVALID_ACTION_MODES)),
+        "invalid_action_penalty": draw(st.sampled_from([1.0, 0.0, 2.5])),
+        "observe_params": draw(st.booleans()),
+        "reward_scale": draw(st.sampled_from([1.0, 0.25])),
+    }
+    return Case(DISPATCH, kwargs)
+
+
+@st.composite
+def multiserver(draw: st.DrawFn) -> Case:
+    n_servers = draw(st.sampled_from([1, 2, 4, 8]))
+    powers = [need for need in (1, 2, 4, 8) if need <= n_servers]
+    n = draw(st.integers(1, 8))
+    kwargs: dict[str, Any] = {
+        "n_servers": n_servers,
+        "server_needs": draw(st.lists(st.sampled_from(powers), min_size=1, max_size=3, unique=True)),
+        "load": draw(small_load),
+        "n_arrivals": n,
+        "size_known": draw(st.booleans()),
+        "action_mode": draw(st.sampled_from(["select", "priority"])),
+        "packing": draw(st.sampled_from(["serverfilling", "firstfit", "greedy"])),
+        "max_jobs": draw(st.integers(1, 4)),
+        "invalid_action": draw(st.sampled_from(INVALID_ACTION_MODES)),
+        "invalid_action_penalty": draw(st.sampled_from([1.0, 0.0, 2.5])),
+        "observe_params": draw(st.booleans()),
+        "reward_scale": draw(st.sampled_from([1.0, 0.25])),
+    }
+    return Case(MULTISERVER, kwargs)
+
+
+@st.composite
+def moldable(draw: st.DrawFn) -> Case:
+    n = draw(st.integers(1, 6))
+    kwargs: dict[str, Any] = {
+        "n_procs": draw(st.integers(1, 8)),
+        "n_jobs": n,
+        "arrival_interval": draw(st.sampled_from([None, "light", "heavy", 50.0])),
+        "max_jobs": draw(st.integers(1, 4)),
+        "max_running": draw(st.integers(0, 3)),
+        "action_mode": draw(st.sampled_from(["flat", "factored"])),
+        "invalid_action": draw(st.sampled_from(INVALID_ACTION_MODES)),
+        "invalid_action_penalty": draw(st.sampled_from([1.0, 0.0, 2.5])),
+        "observe_params": draw(st.booleans()),
+        "reward_scale": draw(st.sampled_from([1.0, 0.25])),
+    }
+    return Case(MOLDABLE, kwargs)
+
+
+FAMILIES = {MALLEABLE: malleable(), DISPATCH: dispatch(), MULTISERVER: multiserver(), MOLDABLE: moldable()}
+valid_cases = st.one_of(*FAMILIES.values())
+"""A valid small configuration of any registered env."""
+
+
+@st.composite
+def spoiled(draw: st.DrawFn) -> Case:
+    """A valid case with one argument replaced by a bad value, or an unknown keyword added."""
+    case = draw(valid_cases)
+    name = draw(st.sampled_from([*case.kwargs, "bogus_arg"]))
+    return replace(case, kwargs={**case.kwargs, name: draw(st.sampled_from(BAD_VALUES))}, spoiled=name)
