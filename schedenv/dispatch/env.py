@@ -39,6 +39,7 @@ from schedenv.validation import (
     check_int,
     check_nonnegative,
     check_positive,
+    check_seed,
     check_stream_horizon,
     refuse_ignored,
     reject_unknown_kwargs,
@@ -314,7 +315,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._reference.start(seed, self.np_random)
         if self.jobs is not None:
             arrivals, sizes = self.jobs
