@@ -462,16 +462,17 @@ def _size_class_bounds(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarr
         high = 10.0 * size_dist.mean
         while float(size_dist.cdf(high)) < SIZE_CLASS_QUANTILES[-1]:
             high *= 10.0
+    log_low, log_high = math.log(low), math.log(high)
+
+    def below(v: float, q: float) -> float:  # the bracket's ends exactly: exp(log(x)) may round below an atom x
+        return float(size_dist.cdf(low if v <= log_low else high if v >= log_high else math.exp(v))) - q
+
     bounds = []
     for q in SIZE_CLASS_QUANTILES:
         if float(size_dist.cdf(low)) >= q:
             bounds.append(low)
             continue
-        bounds.append(
-            float(
-                np.exp(optimize.brentq(lambda v, q=q: float(size_dist.cdf(np.exp(v))) - q, np.log(low), np.log(high)))
-            )
-        )
+        bounds.append(float(np.exp(optimize.brentq(below, log_low, log_high, args=(q,)))))
     return tuple(bounds)
 
 

@@ -17,6 +17,16 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from schedenv.workloads import (
+    Amdahl,
+    BoundedPareto,
+    Choice,
+    Deterministic,
+    Exponential,
+    HyperExponential,
+    Uniform,
+)
+
 MALLEABLE, DISPATCH, MOLDABLE, MULTISERVER = (
     "schedenv/Malleable-v0",
     "schedenv/Dispatch-v0",
@@ -43,18 +53,35 @@ class Case:
         return f"Case({self.env_id!r}, {self.kwargs!r})"
 
 
-small_load = st.floats(0.2, 0.9)
+small_load = st.floats(0.01, 0.99)
+positive = st.floats(1e-3, 1e3)
+size_dists = st.one_of(
+    st.none(),
+    positive.map(Exponential),
+    positive.map(Deterministic),
+    st.tuples(positive, st.floats(1.01, 100.0)).map(lambda a: Uniform(a[0], a[0] * a[1])),
+    st.tuples(positive, st.floats(1.0, 50.0)).map(lambda a: HyperExponential(*a)),
+    st.tuples(positive, st.floats(10.0, 1e4), st.floats(0.5, 2.5)).map(
+        lambda a: BoundedPareto(a[0], a[0] * a[1], a[2])
+    ),
+    st.lists(positive, min_size=1, max_size=3, unique=True).map(Choice),
+)
+"""Size laws (None: the env's default), with ties (Deterministic, Choice) and heavy tails."""
 
 
 @st.composite
 def malleable(draw: st.DrawFn) -> Case:
     mode = draw(st.sampled_from(["offline", "online"]))
     allocation = draw(st.sampled_from(["normalized", "fractions"]))
+    speedup = draw(st.one_of(st.floats(0.05, 1.0), st.floats(0.0, 1.0).map(Amdahl)))
     action_modes = ["weights"] if allocation == "fractions" else ["weights", "log", "residual"]
+    if isinstance(speedup, Amdahl):
+        action_modes = action_modes[:2]  # residual needs s(k) = k^p
     kwargs: dict[str, Any] = {
         "mode": mode,
-        "n_servers": draw(st.sampled_from([1.0, 4.0, 1000.0])),
-        "speedup": draw(st.sampled_from([0.3, 0.5, 0.9, 1.0])),
+        "n_servers": draw(st.one_of(st.sampled_from([1.0, 4.0, 1000.0]), st.floats(0.5, 1e6))),
+        "speedup": speedup,
+        "size_dist": draw(size_dists),
         "objective": draw(st.sampled_from(["slowdown", "flow_time"])),
         "max_jobs": draw(st.integers(1, 4)),
         "allocation": allocation,
@@ -62,8 +89,8 @@ def malleable(draw: st.DrawFn) -> Case:
         "observe_params": draw(st.booleans()),
         "reward_scale": draw(st.sampled_from([1.0, 0.25])),
     }
-    if draw(st.booleans()):
-        kwargs["p_range"] = (0.3, 0.8)
+    if not isinstance(speedup, Amdahl) and draw(st.booleans()):
+        kwargs["p_range"] = draw(st.tuples(st.floats(0.05, 0.5), st.floats(0.5, 1.0)))
     if mode == "offline":
         kwargs["n_jobs"] = draw(st.integers(1, 6))
     else:
@@ -74,11 +101,12 @@ def malleable(draw: st.DrawFn) -> Case:
 
 @st.composite
 def dispatch(draw: st.DrawFn) -> Case:
-    limits = st.lists(st.floats(1.0, 1e5), min_size=1, max_size=3, unique=True).map(sorted)
+    limits = st.lists(st.floats(1e-3, 1e5), min_size=1, max_size=3, unique=True).map(sorted)
     n = draw(st.integers(1, 8))
     kwargs: dict[str, Any] = {
         "n_hosts": draw(st.integers(1, 3)),
         "load": draw(small_load),
+        "size_dist": draw(size_dists),
         "n_arrivals": n,
         "size_known": draw(st.booleans()),
         "time_limits": draw(st.one_of(st.none(), limits, limits.map(lambda ladder: [*ladder, math.inf]))),
@@ -101,6 +129,7 @@ def multiserver(draw: st.DrawFn) -> Case:
         "n_servers": n_servers,
         "server_needs": draw(st.lists(st.sampled_from(powers), min_size=1, max_size=3, unique=True)),
         "load": draw(small_load),
+        draw(st.sampled_from(["size_dist", "duration_dist"])): draw(size_dists),
         "n_arrivals": n,
         "size_known": draw(st.booleans()),
         "action_mode": draw(st.sampled_from(["select", "priority"])),
@@ -118,9 +147,9 @@ def multiserver(draw: st.DrawFn) -> Case:
 def moldable(draw: st.DrawFn) -> Case:
     n = draw(st.integers(1, 6))
     kwargs: dict[str, Any] = {
-        "n_procs": draw(st.integers(1, 8)),
+        "n_procs": draw(st.one_of(st.integers(1, 8), st.sampled_from([64, 128]))),
         "n_jobs": n,
-        "arrival_interval": draw(st.sampled_from([None, "light", "heavy", 50.0])),
+        "arrival_interval": draw(st.one_of(st.sampled_from([None, "light", "middle", "heavy"]), st.floats(1e-2, 1e5))),
         "max_jobs": draw(st.integers(1, 4)),
         "max_running": draw(st.integers(0, 3)),
         "action_mode": draw(st.sampled_from(["flat", "factored"])),

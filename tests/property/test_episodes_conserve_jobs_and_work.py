@@ -27,14 +27,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from hypothesis import event, given
+from hypothesis import event, example, given
 from hypothesis import strategies as st
 
-from schedenv.workloads import Power
+from schedenv.workloads import Deterministic, Power
 
 from .budget import property_settings
 from .drive import any_element, episode_jobs, objective_total, outside_the_space, penalty, valid_candidates
-from .strategies import MALLEABLE, MULTISERVER, Case, spoiled, valid_cases
+from .strategies import DISPATCH, MALLEABLE, MULTISERVER, Case, spoiled, valid_cases
 
 MAX_STEPS = 400
 """Enough for every valid case to end (at most 8 jobs); a spoiled case that builds may be cut there."""
@@ -67,11 +67,10 @@ def _check_observation(env: gym.Env, observation: np.ndarray) -> None:
 
 
 def _malleable_capacity(env: Any, n_present: int) -> float:
-    """The most work a step's unit of time serves: n s(N / n) with s(k) = k^p (Jensen), over the possible p."""
-    if env.p_range is None and not isinstance(env.speedup, Power):
-        return math.inf
-    exponents = env.p_range if env.p_range is not None else (env.speedup.p,)
-    return max(n_present ** (1.0 - p) * env.n_servers**p for p in exponents)
+    """The most work a unit of time serves with n jobs present: n s(N / n) for a concave s (Jensen); with
+    ``p_range``, the larger at its two ends (n^(1-p) N^p is monotone in p)."""
+    laws = [Power(p) for p in env.p_range] if env.p_range is not None else [env.speedup]
+    return max(n_present * float(law(env.n_servers / n_present)) for law in laws) if n_present else 0.0
 
 
 def _step_one(env: gym.Env, case: Case, rng: np.random.Generator, p_masked: float) -> tuple[Any, tuple[Any, ...]]:
@@ -171,6 +170,13 @@ def _replay(case: Case, seed: int, episode: Episode) -> None:
     policy_seed=st.integers(0, 2**16),
     p_invalid=st.sampled_from([0.0, 0.3]),
     p_masked=st.sampled_from([0.0, 0.3, 1.0]),
+)
+@example(  # a Dispatch size law with atoms: its size classes' root bracket lost its top atom to exp(log(x)) < x
+    case=Case(DISPATCH, {"n_arrivals": 3, "size_dist": Deterministic(335.0)}),
+    seed=0,
+    policy_seed=0,
+    p_invalid=0.0,
+    p_masked=0.0,
 )
 def test_refused_or_conserving_episode(
     case: Case, seed: int, policy_seed: int, p_invalid: float, p_masked: float
