@@ -128,7 +128,7 @@ def _first_reset(batch: NativeVectorEnv, sync: SyncVectorEnv, seed: int, partial
     np.testing.assert_array_equal(observation, expected)
 
 
-@property_settings(max_examples=120)
+@property_settings(max_examples=400)
 @given(
     drawn=scripts(),
     seed=st.integers(0, 2**16),
@@ -174,7 +174,7 @@ SEEDS = st.one_of(
 )
 
 
-@property_settings(max_examples=60)
+@property_settings(max_examples=150)
 @given(case=valid_cases, seed=SEEDS)
 @example(case=Case(DISPATCH, {"n_arrivals": 3}), seed=np.int64(3))  # the single env refused NumPy seeds
 @example(case=Case(MOLDABLE, {"n_jobs": 3, "n_procs": 4}), seed=-1)  # ... and raised Gymnasium's Error class

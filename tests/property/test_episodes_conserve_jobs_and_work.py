@@ -163,7 +163,7 @@ def _replay(case: Case, seed: int, episode: Episode) -> None:
     env.close()
 
 
-@property_settings(max_examples=400)
+@property_settings(max_examples=1200)
 @given(
     case=st.booleans().flatmap(lambda spoil: spoiled() if spoil else valid_cases),
     seed=st.integers(0, 2**16),
