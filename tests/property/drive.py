@@ -21,6 +21,9 @@ DISPATCH_OBJECTIVE_METRIC = {
 
 def episode_jobs(env: Any) -> int:
     """How many jobs an episode of the (unwrapped) env has."""
+    explicit = getattr(env, "fixed_jobs", None) or getattr(env, "jobs", None)
+    if explicit is not None:
+        return len(explicit.submit) if hasattr(explicit, "submit") else int(np.asarray(explicit[0]).size)
     if getattr(env, "mode", "online") == "offline" or not hasattr(env, "n_arrivals"):
         return int(env.n_jobs)
     return int(env.n_arrivals)

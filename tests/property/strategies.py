@@ -161,9 +161,47 @@ def moldable(draw: st.DrawFn) -> Case:
     return Case(MOLDABLE, kwargs)
 
 
+times = st.floats(0.0, 100.0)
+sizes = st.floats(1e-2, 100.0)
+
+
+@st.composite
+def with_jobs(draw: st.DrawFn, cases: st.SearchStrategy[Case]) -> Case:
+    """A valid case from ``cases`` whose workload becomes an explicit ``jobs`` list (1-6 jobs, ties likely)."""
+    case = draw(cases)
+    kwargs = dict(case.kwargs)
+    n = draw(st.integers(1, 6))
+    arrivals = sorted(draw(st.lists(st.sampled_from([0.0, 1.0]) | times, min_size=n, max_size=n)))
+    if case.env_id == MALLEABLE:
+        for name in ("n_jobs", "n_arrivals", "load", "size_dist"):
+            kwargs.pop(name, None)
+        jobs: Any = draw(st.lists(sizes, min_size=n, max_size=n))
+        if kwargs["mode"] == "online":
+            jobs = [[a, x] for a, x in zip(arrivals, jobs, strict=True)]
+    elif case.env_id == DISPATCH:
+        del kwargs["n_arrivals"]
+        jobs = [[a, draw(sizes)] for a in arrivals]
+    elif case.env_id == MULTISERVER:
+        for name in ("server_needs", "size_dist", "duration_dist", "load", "n_arrivals"):
+            kwargs.pop(name, None)
+        needs = st.integers(1, kwargs["n_servers"])
+        jobs = [[a, draw(needs), draw(sizes)] for a in arrivals]
+    else:
+        for name in ("n_jobs", "arrival_interval"):
+            del kwargs[name]
+        m = kwargs["n_procs"]
+        downey = st.fixed_dictionaries({"L": sizes, "A": st.floats(1.0, float(m)), "sigma": st.floats(0.0, 2.0)})
+        table = st.lists(sizes, min_size=1, max_size=min(m, 4)).map(
+            lambda r: {"runtimes": {k + 1: t for k, t in enumerate(sorted(r, reverse=True))}}
+        )
+        jobs = [{"submit": a, **draw(downey | table)} for a in arrivals]
+    return Case(case.env_id, {**kwargs, "jobs": jobs})
+
+
 FAMILIES = {MALLEABLE: malleable(), DISPATCH: dispatch(), MULTISERVER: multiserver(), MOLDABLE: moldable()}
-valid_cases = st.one_of(*FAMILIES.values())
-"""A valid small configuration of any registered env."""
+generated_cases = st.one_of(*FAMILIES.values())
+valid_cases = generated_cases | with_jobs(generated_cases)
+"""A valid small configuration of any registered env (generated workload, or explicit jobs)."""
 
 
 @st.composite

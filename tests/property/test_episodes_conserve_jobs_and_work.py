@@ -189,7 +189,11 @@ def test_refused_or_conserving_episode(
         event(f"refused: {type(error).__name__}")
         return
     if case.spoiled is None:
-        drawn = case.kwargs.get("n_jobs", case.kwargs.get("n_arrivals"))
+        drawn = (
+            len(case.kwargs["jobs"])
+            if "jobs" in case.kwargs
+            else case.kwargs.get("n_jobs", case.kwargs.get("n_arrivals"))
+        )
         assert episode_jobs(env.unwrapped) == drawn
     episode = _run(env, case, seed, policy_seed, p_invalid, p_masked)
     event("built: " + ("valid" if case.spoiled is None else "spoiled") + (", ended" if episode.metrics else ", cut"))
