@@ -32,7 +32,7 @@ from schedenv.workloads import Amdahl
 
 from .budget import property_settings
 from .drive import any_element, episode_jobs, valid_candidates
-from .strategies import DISPATCH, MALLEABLE, MOLDABLE, Case, valid_cases
+from .strategies import DISPATCH, MALLEABLE, MOLDABLE, Case, spoiled, valid_cases
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 NAN_ALLOWED = ("mean_slowdown_size_class_", "mean_slowdown_final_host_")
@@ -196,3 +196,31 @@ def test_single_and_batched_env_accept_the_same_seeds(case: Case, seed: Any) -> 
         assert outcomes[0] is None and outcomes[1] is None, f"seed={seed!r}: only one of the two refused it"
     elif seed is not None:
         np.testing.assert_array_equal(outcomes[0], outcomes[1])
+
+
+@property_settings(max_examples=150)
+@given(
+    case=spoiled(),
+    num_envs=st.sampled_from([1, 2, 0, -1, 2.5, True, "2", None]),
+    mode=st.sampled_from(["NextStep", "SameStep", "Nope", 3]),
+)
+def test_batched_env_refuses_what_the_single_env_refuses(case: Case, num_envs: Any, mode: Any) -> None:
+    """With one argument spoiled, the batch refuses (a ValueError/TypeError naming an argument) exactly
+    when the single env does, or ``num_envs`` / ``autoreset_mode`` when those are wrong."""
+    case = _batchable(case)
+    try:
+        gym.make(case.env_id, disable_env_checker=True, **case.kwargs).reset(seed=0)
+        single_error: Exception | None = None
+    except (ValueError, TypeError) as error:
+        single_error = error
+    bad_batch = not (isinstance(num_envs, int) and not isinstance(num_envs, bool) and num_envs >= 1)
+    bad_batch |= mode not in ("NextStep", "SameStep")
+    try:
+        batch = gym.make_vec(case.env_id, num_envs, "vector_entry_point", autoreset_mode=mode, **case.kwargs)
+        batch.reset(seed=0)
+    except (ValueError, TypeError) as error:
+        named = [*case.kwargs, "num_envs", "autoreset_mode"]
+        assert any(name in str(error) for name in named), f"{error!r} names none of {named}"
+        assert single_error is not None or bad_batch, f"only the batch refused: {error!r}"
+        return
+    assert single_error is None and not bad_batch, f"the batch built, but the single env refused: {single_error!r}"
