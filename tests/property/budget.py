@@ -1,4 +1,4 @@
-"""The property suite's example budget and its committed example database (docs/envs/index.md, "Property suite").
+"""The property suite's example budget and its committed example database (docs/architecture.md, "The property suite").
 
 Every test of ``tests/property`` is decorated with :func:`property_settings`: a bounded number of
 examples per test (the whole suite stays well under a minute of CPU) and no deadline (numba compiles

@@ -1,5 +1,5 @@
 """The committed example database is read-only in CI, never written by a local run, and only added to
-when refreshing (``tests/property/budget.py``; docs/envs/index.md, "Property suite")."""
+when refreshing (``tests/property/budget.py``; docs/architecture.md, "The property suite")."""
 
 from __future__ import annotations
 
