@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 from hypothesis import strategies as st
 
 from schedenv.workloads import (
@@ -22,6 +23,7 @@ from schedenv.workloads import (
     BoundedPareto,
     Choice,
     Deterministic,
+    Distribution,
     Exponential,
     HyperExponential,
     Uniform,
@@ -39,6 +41,34 @@ BAD_VALUES: list[Any] = [
     "abc", "", [], [1.0, 2.0], [[1, 2], [3]], {"a": 1}, 1 + 1j, (0.0, 1.0), [0], [math.nan], [3.0, 1.0],
 ]  # fmt: skip
 """Values one argument is spoiled with: wrong types, edges, NaN/inf, out-of-range numbers, bad shapes."""
+
+
+class Hostile(Distribution):
+    """A user's size law (mean 1) whose draws hold one ``bad`` value among ordinary ones, in a row order
+    fixed by the generator: what the single validation gate must refuse, naming the argument."""
+
+    def __init__(self, bad: float) -> None:
+        self.bad = bad
+
+    def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
+        values = rng.exponential(1.0, 1 if size is None else size)
+        values[int(rng.integers(values.size))] = self.bad
+        return float(values[0]) if size is None else values
+
+    @property
+    def mean(self) -> float:
+        return 1.0
+
+    @property
+    def variance(self) -> float:
+        return 1.0
+
+    def __repr__(self) -> str:
+        return f"Hostile({self.bad!r})"
+
+
+HOSTILE_VALUES = [math.nan, math.inf, -math.inf, 0.0, -1.0, 1e300, 1e-300, 5e-324, 2.0]
+"""What a user's law may return (2.0 is harmless): each either refused naming the argument, or run."""
 
 
 @dataclass(frozen=True)
@@ -206,7 +236,14 @@ valid_cases = generated_cases | with_jobs(generated_cases)
 
 @st.composite
 def spoiled(draw: st.DrawFn) -> Case:
-    """A valid case with one argument replaced by a bad value, or an unknown keyword added."""
+    """A valid case with one argument replaced by a bad value, or an unknown keyword added, or (for a
+    generated workload) a user's size law returning a hostile value."""
     case = draw(valid_cases)
-    name = draw(st.sampled_from([*case.kwargs, "bogus_arg"]))
-    return replace(case, kwargs={**case.kwargs, name: draw(st.sampled_from(BAD_VALUES))}, spoiled=name)
+    laws = [name for name in ("size_dist", "duration_dist") if name in case.kwargs]
+    if laws and draw(st.booleans()):
+        bad: Any = Hostile(draw(st.sampled_from(HOSTILE_VALUES)))
+        name = laws[0]
+    else:
+        name = draw(st.sampled_from([*case.kwargs, "bogus_arg"]))
+        bad = draw(st.sampled_from(BAD_VALUES))
+    return replace(case, kwargs={**case.kwargs, name: bad}, spoiled=name)
