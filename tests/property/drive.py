@@ -4,6 +4,9 @@ return of an episode must equal (each env's "Rewards" section, docs/envs/index.m
 from __future__ import annotations
 
 import math
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import gymnasium as gym
@@ -17,6 +20,29 @@ DISPATCH_OBJECTIVE_METRIC = {
     "waiting_time": "mean_waiting_time",
     "waiting_slowdown": "mean_waiting_slowdown",
 }
+
+
+EXAMPLE_SECONDS = 30
+"""Wall-clock limit of one example (each takes milliseconds): beyond it, the example fails as a hang."""
+
+
+@contextmanager
+def no_hang(seconds: int = EXAMPLE_SECONDS) -> Iterator[None]:
+    """Fail with TimeoutError if the block runs longer than ``seconds`` (where SIGALRM exists)."""
+    if not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def hang(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"the example ran longer than {seconds} s: a hang")
+
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def episode_jobs(env: Any) -> int:

@@ -31,7 +31,7 @@ from schedenv.vector import NativeVectorEnv
 from schedenv.workloads import Amdahl
 
 from .budget import property_settings
-from .drive import any_element, episode_jobs, valid_candidates
+from .drive import any_element, episode_jobs, no_hang, valid_candidates
 from .strategies import DISPATCH, MALLEABLE, MOLDABLE, Case, spoiled, valid_cases
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -143,7 +143,21 @@ def test_batched_env_equals_sync_vector_env(
     p_masked: float,
     p_outside: float,
 ) -> None:
-    case, num_envs, mode, script, partial = drawn
+    with no_hang():
+        _equal_runs(*drawn, seed, policy_seed, p_masked, p_outside)
+
+
+def _equal_runs(
+    case: Case,
+    num_envs: int,
+    mode: str,
+    script: list[str | Reset],
+    partial: np.ndarray | None,
+    seed: int,
+    policy_seed: int,
+    p_masked: float,
+    p_outside: float,
+) -> None:
     batch = gym.make_vec(case.env_id, num_envs, "vector_entry_point", autoreset_mode=mode, **case.kwargs)
     sync = gym.make_vec(case.env_id, num_envs, "sync", vector_kwargs={"autoreset_mode": mode}, **case.kwargs)
     assert isinstance(batch, NativeVectorEnv) and isinstance(sync, SyncVectorEnv)

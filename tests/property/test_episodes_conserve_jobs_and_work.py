@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from schedenv.workloads import Deterministic, Power
 
 from .budget import property_settings
-from .drive import any_element, episode_jobs, objective_total, outside_the_space, penalty, valid_candidates
+from .drive import any_element, episode_jobs, no_hang, objective_total, outside_the_space, penalty, valid_candidates
 from .strategies import DISPATCH, MALLEABLE, MULTISERVER, Case, spoiled, valid_cases
 
 MAX_STEPS = 400
@@ -181,6 +181,11 @@ def _replay(case: Case, seed: int, episode: Episode) -> None:
 def test_refused_or_conserving_episode(
     case: Case, seed: int, policy_seed: int, p_invalid: float, p_masked: float
 ) -> None:
+    with no_hang():
+        _refused_or_conserving(case, seed, policy_seed, p_invalid, p_masked)
+
+
+def _refused_or_conserving(case: Case, seed: int, policy_seed: int, p_invalid: float, p_masked: float) -> None:
     try:
         env = gym.make(case.env_id, disable_env_checker=True, **case.kwargs)
         env.reset(seed=seed)
