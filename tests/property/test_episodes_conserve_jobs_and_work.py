@@ -5,8 +5,9 @@ mixes valid actions (from the masks), elements of the space that the masks forbi
 outside the space. It asserts:
 
 - a configuration is refused with a ValueError/TypeError naming one of its arguments, or it builds
-  (a valid one always builds); an action outside the space is refused the same way in every
-  ``invalid_action`` mode, and a masked one with ``invalid_action="raise"``;
+  (a valid one always builds) and refuses a step before its first reset (RuntimeError); an action
+  outside the space is refused the same way in every ``invalid_action`` mode, and a masked one with
+  ``invalid_action="raise"``;
 - observations inside the space and finite, rewards finite and <= 0, metrics finite;
 - conservation of jobs: jobs arrived so far (completed + in system) never decrease and never exceed
   the episode's, and at the end every job completed exactly once (``n_completed`` = the job count);
@@ -188,6 +189,8 @@ def test_refused_or_conserving_episode(
 def _refused_or_conserving(case: Case, seed: int, policy_seed: int, p_invalid: float, p_masked: float) -> None:
     try:
         env = gym.make(case.env_id, disable_env_checker=True, **case.kwargs)
+        with pytest.raises(RuntimeError, match="reset"):  # a step before the first reset
+            env.unwrapped.step(any_element(env.unwrapped, np.random.default_rng(0)))
         env.reset(seed=seed)
     except Exception as error:  # the assertion names any other exception type
         _check_refusal(error, case)
