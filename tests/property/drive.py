@@ -22,6 +22,8 @@ DISPATCH_OBJECTIVE_METRIC = {
 }
 
 
+NAN_ALLOWED = ("mean_slowdown_size_class_", "mean_slowdown_final_host_")
+"""Dispatch's per-class metrics are NaN when the class is empty (its "Information" section)."""
 EXAMPLE_SECONDS = 30
 """Wall-clock limit of one example (each takes milliseconds): beyond it, the example fails as a hang."""
 

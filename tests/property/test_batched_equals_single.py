@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import gymnasium as gym
@@ -31,20 +31,24 @@ from schedenv.vector import NativeVectorEnv
 from schedenv.workloads import Amdahl
 
 from .budget import property_settings
-from .drive import any_element, episode_jobs, no_hang, valid_candidates
+from .drive import NAN_ALLOWED, any_element, episode_jobs, no_hang, valid_candidates
 from .strategies import DISPATCH, MALLEABLE, MOLDABLE, Case, spoiled, valid_cases
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
-NAN_ALLOWED = ("mean_slowdown_size_class_", "mean_slowdown_final_host_")
-"""Dispatch's per-class metrics are NaN when the class is empty (its "Information" section)."""
-Reset = tuple[np.ndarray, Any]
-"""A partial reset: its mask and its seed (None, an int, or a list with None entries)."""
 BAD_SEEDS: list[Any] = [-1, 1.5, True, "a", [1, 2, 3, 4], [-1, 0, 0], math.nan]
+"""Refused for 1-3 copies: negative, not integers, a list of the wrong length or with a bad entry."""
 BAD_MASKS: list[Any] = [np.array([1, 0, 1]), np.ones((1, 3), dtype=np.bool_), np.array([True] * 4), "x", None]
+"""Refused for 1-3 copies: not boolean, or of the wrong shape."""
 
 
-class Refused(tuple):  # type: ignore[type-arg]
-    """A reset with a bad mask or seed (a ValueError naming it, nothing changed)."""
+@dataclass(frozen=True)
+class Reset:
+    """A reset in a script: its mask and seed (None, an int, or a list with None entries); ``refused``
+    when one of them is bad (a ValueError naming it, nothing changed)."""
+
+    mask: Any
+    seed: Any
+    refused: bool = False
 
 
 def _batchable(case: Case) -> Case:
@@ -72,10 +76,12 @@ def scripts(draw: st.DrawFn) -> tuple[Case, int, str, list[str | Reset], np.ndar
         st.integers(0, 2**16),
         st.lists(st.one_of(st.none(), st.integers(0, 2**16)), min_size=num_envs, max_size=num_envs),
     )
-    reset = st.tuples(masks, seeds)
-    refused = st.tuples(st.sampled_from(BAD_MASKS), seeds) | st.tuples(masks, st.sampled_from(BAD_SEEDS))
+    reset = st.builds(Reset, masks, seeds)
+    refused = st.builds(Reset, st.sampled_from(BAD_MASKS), seeds, st.just(True)) | st.builds(
+        Reset, masks, st.sampled_from(BAD_SEEDS), st.just(True)
+    )
     steps = st.just("step")
-    script = draw(st.lists(st.one_of(steps, steps, steps, reset, refused.map(Refused)), max_size=60))
+    script = draw(st.lists(st.one_of(steps, steps, steps, reset, refused), max_size=60))
     partial = draw(st.none() if num_envs == 1 else st.one_of(st.none(), masks.filter(lambda m: not m.all())))
     return case, num_envs, mode, script, partial
 
@@ -170,14 +176,12 @@ def _equal_runs(
                     batch.step(np.full(batch.action_space.shape, math.nan))
             actions = _actions(sync, case, rng, p_masked)
             _check_step(case, batch.template, batch.step(actions), sync.step(actions))
-        elif isinstance(item, Refused):
-            mask, reset_seed = item
+        elif isinstance(item, Reset) and item.refused:
             with pytest.raises(ValueError, match=r"seed|reset_mask"):
-                batch.reset(seed=reset_seed, options={"reset_mask": mask})
-        else:
-            mask, reset_seed = item
-            ours, _ = batch.reset(seed=reset_seed, options={"reset_mask": mask})
-            theirs, _ = sync.reset(seed=reset_seed, options={"reset_mask": mask})
+                batch.reset(seed=item.seed, options={"reset_mask": item.mask})
+        elif isinstance(item, Reset):
+            ours, _ = batch.reset(seed=item.seed, options={"reset_mask": item.mask})
+            theirs, _ = sync.reset(seed=item.seed, options={"reset_mask": item.mask})
             np.testing.assert_array_equal(ours, theirs)
     batch.close()
     sync.close()

@@ -34,14 +34,21 @@ from hypothesis import strategies as st
 from schedenv.workloads import Deterministic, Power
 
 from .budget import property_settings
-from .drive import any_element, episode_jobs, no_hang, objective_total, outside_the_space, penalty, valid_candidates
+from .drive import (
+    NAN_ALLOWED,
+    any_element,
+    episode_jobs,
+    no_hang,
+    objective_total,
+    outside_the_space,
+    penalty,
+    valid_candidates,
+)
 from .strategies import DISPATCH, MALLEABLE, MULTISERVER, Case, spoiled, valid_cases
 
 MAX_STEPS = 400
 """Enough for every valid case to end (at most 8 jobs); a spoiled case that builds may be cut there."""
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # the envs' advice (e.g. p_range without observe_params)
-NAN_ALLOWED = ("mean_slowdown_size_class_", "mean_slowdown_final_host_")
-"""Dispatch's per-class metrics are NaN when the class is empty (its "Information" section)."""
 
 
 @dataclass
