@@ -3,9 +3,10 @@
 A case runs in milliseconds: a handful of jobs, windows of 1-4 slots, few servers. The valid
 configurations cover every mode of each family (Malleable ``action_mode`` weights/log/residual,
 ``allocation``, ``objective``; Dispatch ``time_limits``/``size_known``/objectives; MultiserverJob
-``action_mode`` select/priority and packings; Moldable ``action_mode`` flat/factored) and every
-``invalid_action`` handling. :func:`spoiled` replaces one argument by a value drawn from
-:data:`BAD_VALUES` (or adds an unknown keyword), which the env must refuse with a clear error or accept
+``action_mode`` select/priority and packings; Moldable ``action_mode`` flat/factored), every
+``invalid_action`` handling, several size laws (ties, heavy tails) and explicit ``jobs`` lists.
+:func:`spoiled` replaces one argument by a value drawn from :data:`BAD_VALUES` (or adds an unknown
+keyword, or gives a :class:`Hostile` size law), which the env must refuse with a clear error or accept
 and run correctly.
 """
 
