@@ -45,6 +45,7 @@ from schedenv.validation import (
     check_positive,
     check_probability,
     check_scale,
+    check_seed,
     check_stream_horizon,
     refuse_ignored,
     reject_unknown_kwargs,
@@ -326,7 +327,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._reference.start(seed, self.np_random)
         arrival_times, sizes = self._draw_episode()
         self._params = MalleableParams(self.n_servers, self.speedup, self.objective, arrival_times, sizes)

@@ -44,6 +44,7 @@ from schedenv.validation import (
     check_int,
     check_nonnegative,
     check_scale,
+    check_seed,
     refuse_ignored,
     reject_unknown_kwargs,
 )
@@ -332,7 +333,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._reference.start(seed, self.np_random)
         if self.fixed_jobs is not None:
             job_set = self.fixed_jobs

@@ -41,6 +41,7 @@ from schedenv.validation import (
     check_int,
     check_nonnegative,
     check_positive,
+    check_seed,
     check_stream_horizon,
     check_time_resolution,
     refuse_ignored,
@@ -348,7 +349,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._reference.start(seed, self.np_random)
         if self.jobs is not None:
             arrivals, needs, durations = self.jobs
