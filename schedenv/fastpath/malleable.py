@@ -180,6 +180,19 @@ def _max_ties(arrival_times: np.ndarray) -> int:
     return int(np.diff(bounds).max())
 
 
+OPTIONS = frozenset({"emulate_env", "chunk", "keep_completions"})
+"""The options of ``schedenv.fastpath.run_fast`` that ``run`` takes."""
+
+
+def supports(agent: Any, env_kwargs: dict[str, Any]) -> bool:
+    """True when the baseline object ``agent`` has a compiled path on ``Malleable-v0(**env_kwargs)``."""
+    if policy_code(agent) is None:
+        return False
+    if env_kwargs.get("p_range") is not None:
+        return False  # the compiled loop has one p per run
+    return isinstance(env_kwargs.get("speedup", 0.5), int | float | Power)
+
+
 def run(
     inner: Any,
     policy: Any,
