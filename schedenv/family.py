@@ -44,7 +44,7 @@ class Family:
     env: str
     """Entry point of the single env class, ``"module:Class"``."""
     paper: str
-    """The paper the family reproduces (docs/references.md)."""
+    """The paper the family reproduces (its page under docs/envs/)."""
     paper_policy: str
     """The baseline name of the paper's policy: the reference every ratio is reported against."""
     objective_metric: str
