@@ -21,7 +21,8 @@ True
 >>> run.metrics["n_completed"]
 2000.0
 
-Covered: Malleable-v0 with s(k) = k^p (either ``allocation`` mode, no ``p_range``) for hesrpt, a-hesrpt,
+Covered: Malleable-v0 with s(k) = k^p (either ``allocation`` mode; no ``p_range``, ``load_range`` or
+``action_mode`` other than "weights") for hesrpt, a-hesrpt,
 equi, srpt, rs, hell, hell-waterfill and knee;
 Dispatch-v0 for central-queue, random, round-robin, shortest-queue, least-work-remaining and sita-e
 (these two with ``size_known=True``), tags-slowdown, tags-waiting and tags-fair;
