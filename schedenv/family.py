@@ -16,7 +16,7 @@ the baselines registry, ``agents.train.family_config`` and the docs' family tabl
 >>> family.of_env("schedenv/Malleable-v0").paper_policy
 'hesrpt'
 >>> [f.name for f in family.families()]
-['malleable', 'dispatch', 'multiserver', 'moldable']
+['malleable', 'dispatch', 'moldable', 'multiserver']
 """
 
 from __future__ import annotations
@@ -152,19 +152,6 @@ BUILTIN: tuple[Family, ...] = (
         rl_configs={"maskable_ppo": "dispatch_maskable_ppo.yaml"},
     ),
     Family(
-        name="multiserver",
-        env_id="schedenv/MultiserverJob-v0",
-        env="schedenv.multiserver.env:MultiserverJobEnv",
-        vector_env="schedenv.multiserver.vector:MultiserverJobVectorEnv",
-        paper="ServerFilling-SRPT (Grosof, Scully, Harchol-Balter, Scheller-Wolf, POMACS 2022)",
-        paper_policy="serverfilling-srpt",
-        baselines="baselines.multiserver",
-        objective_metric="mean_response_time",
-        metrics=("n_completed", "mean_response_time", "mean_slowdown", "mean_waiting_time", "makespan"),
-        scenarios="schedenv.leaderboard.suites:multiserver",
-        rl_configs={"ppo": "multiserverjob_ppo.yaml", "maskable_ppo": "multiserverjob_maskable_ppo.yaml"},
-    ),
-    Family(
         name="moldable",
         env_id="schedenv/Moldable-v0",
         env="schedenv.moldable.env:MoldableEnv",
@@ -178,8 +165,21 @@ BUILTIN: tuple[Family, ...] = (
         scenarios="schedenv.leaderboard.suites:moldable",
         rl_configs={"maskable_ppo": "moldable_maskable_ppo.yaml"},
     ),
+    Family(
+        name="multiserver",
+        env_id="schedenv/MultiserverJob-v0",
+        env="schedenv.multiserver.env:MultiserverJobEnv",
+        vector_env="schedenv.multiserver.vector:MultiserverJobVectorEnv",
+        paper="ServerFilling-SRPT (Grosof, Scully, Harchol-Balter, Scheller-Wolf, POMACS 2022)",
+        paper_policy="serverfilling-srpt",
+        baselines="baselines.multiserver",
+        objective_metric="mean_response_time",
+        metrics=("n_completed", "mean_response_time", "mean_slowdown", "mean_waiting_time", "makespan"),
+        scenarios="schedenv.leaderboard.suites:multiserver",
+        rl_configs={"ppo": "multiserverjob_ppo.yaml", "maskable_ppo": "multiserverjob_maskable_ppo.yaml"},
+    ),
 )
-"""The four families of the package, registered by ``import schedenv`` in this order."""
+"""The four families of the package, registered by ``import schedenv`` in this order (that of ``schedenv.ENV_IDS``)."""
 
 
 __all__ = ["BUILTIN", "Family", "families", "get", "of_env", "register", "resolve", "unregister"]

@@ -55,7 +55,7 @@ def toy() -> Iterator[family.Family]:
 
 # ----------------------------------------------------------------------------- the built-in descriptors
 def test_the_registry_holds_the_four_families_and_their_env_ids() -> None:
-    assert [f.name for f in family.families()] == ["malleable", "dispatch", "multiserver", "moldable"]
+    assert [f.name for f in family.families()] == ["malleable", "dispatch", "moldable", "multiserver"]
     assert tuple(f.env_id for f in family.families()) == schedenv.ENV_IDS
 
 
