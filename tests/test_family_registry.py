@@ -7,6 +7,7 @@ no module outside that folder names it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -233,3 +234,12 @@ def test_old_names_of_the_scenario_parameters_warn_and_give_the_same_values(
         value = value() if callable(value) else value
     np.testing.assert_array_equal(value, inner.scenario_params)
     env.close()
+
+
+def test_the_toy_family_is_scored_by_schedenv_evaluate(toy: family.Family, capsys: pytest.CaptureFixture[str]) -> None:
+    arguments = ["--env", toy.env_id, "--env-kwargs", '{"jobs": [3, 1, 2]}', "--episodes", "2", "--json"]
+    assert main(["evaluate", *arguments]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert (document["metric"], document["reference"]) == ("mean_response_time", "toy-shorter")
+    means = {row["contender"]: row["mean"] for row in document["rows"]}
+    assert means == pytest.approx({"toy-shorter": 10 / 3, "toy-fcfs": 13 / 3}, rel=1e-12)
