@@ -71,6 +71,8 @@ class Family:
 
 
 _REGISTRY: dict[str, Family] = {}
+_GYM_IDS_ADDED: set[str] = set()
+"""The Gymnasium ids that ``register`` added (``unregister`` removes only those)."""
 
 
 def register(family: Family) -> Family:
@@ -82,15 +84,18 @@ def register(family: Family) -> Family:
         raise ValueError(f"env_id={family.env_id!r} already belongs to the family {taken[family.env_id]!r}")
     if family.env_id not in gym_registry:
         gym_register(id=family.env_id, entry_point=family.env, vector_entry_point=family.vector_env)
+        _GYM_IDS_ADDED.add(family.env_id)
     _REGISTRY[family.name] = family
     return family
 
 
 def unregister(name: str) -> Family:
-    """Remove the family ``name`` and its Gymnasium id (the inverse of ``register``)."""
+    """Remove the family ``name``, and its Gymnasium id if ``register`` added it (the inverse of ``register``)."""
     family = get(name)
     del _REGISTRY[name]
-    gym_registry.pop(family.env_id, None)
+    if family.env_id in _GYM_IDS_ADDED:
+        _GYM_IDS_ADDED.discard(family.env_id)
+        del gym_registry[family.env_id]
     return family
 
 

@@ -243,3 +243,13 @@ def test_the_toy_family_is_scored_by_schedenv_evaluate(toy: family.Family, capsy
     assert (document["metric"], document["reference"]) == ("mean_response_time", "toy-shorter")
     means = {row["contender"]: row["mean"] for row in document["rows"]}
     assert means == pytest.approx({"toy-shorter": 10 / 3, "toy-fcfs": 13 / 3}, rel=1e-12)
+
+
+def test_unregister_leaves_a_gymnasium_id_that_register_did_not_add() -> None:
+    gym.register(id=TOY.env_id, entry_point=TOY.env)
+    try:
+        family.register(TOY)
+        family.unregister(TOY.name)
+        assert TOY.env_id in gym.registry and "toy" not in suites.FAMILIES
+    finally:
+        gym.registry.pop(TOY.env_id, None)
