@@ -239,7 +239,7 @@ def render_markdown(results: RLResults, picture: str | None = None) -> str:
         skipped = "; ".join(f"{name}: {reason}" for name, reason in results.skipped_baselines.items())
         lines += ["", f"Baselines that cannot act in this configuration: {skipped}."]
     lines += ["", "## Generalisation: the same runs at other settings", ""]
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for setting in [trained, *results.generalisation]:
         best_here = setting.best_baseline(reference)
         rows.append(
@@ -360,7 +360,7 @@ def headline_rows(results: RLResults) -> list[tuple[str, ...]]:
     """The rows of one result in the README's headline table: its training setting, then the others."""
     reference = results.reference
     settings = [results.training_setting, *results.generalisation]
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for setting in settings:
         best = setting.best_baseline(reference)
         where = "training setting" if not setting.overrides else json.dumps(setting.overrides)

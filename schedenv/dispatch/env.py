@@ -366,7 +366,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     @property
     def state(self) -> StateView:
         """A read-only snapshot of hosts, queues and the pending job (see ``StateView``)."""
-        return self._require_core().view()
+        return self._require_core().state
 
     @property
     def pending_job(self) -> PendingJob:

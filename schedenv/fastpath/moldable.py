@@ -91,6 +91,15 @@ class MoldableFastRun(FastRun):
         return sorted(self.job_records, key=lambda record: record.job_id)
 
 
+OPTIONS = frozenset({"keep_completions"})
+"""The options of ``schedenv.fastpath.run_fast`` that ``run`` takes (the env's exact job set and decisions)."""
+
+
+def supports(agent: Any, env_kwargs: dict[str, Any]) -> bool:
+    """True when the baseline object ``agent`` has a compiled path on ``Moldable-v0`` (every configuration)."""
+    return policy_code(agent) is not None
+
+
 def run(inner: Any, policy: Any, seed: int, *, keep_completions: bool = False) -> MoldableFastRun:
     """One episode of ``policy`` on the unwrapped moldable env ``inner`` (its job set for ``seed``)."""
     started = time.perf_counter()

@@ -16,6 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from schedenv.analysis.hesrpt import Weights, hesrpt_weighted_flow_time
+from schedenv.deprecation import warn_deprecated
 from schedenv.display import RENDER_MODES, RENDER_WINDOW, HumanDisplay, check_render_mode, rendered
 from schedenv.malleable.core import (
     ACTION_MODES,
@@ -334,7 +335,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         # The compiled core covers s(k) = k^p; other speedups run on the reference simulator.
         core_class = FastCore if isinstance(self.speedup, Power) else ReferenceCore
         self._core = core_class(self._params, self.max_jobs, self.scale, self.allocation)
-        self._params_observed = self.scenario_features() if self.observe_params else None
+        self._params_observed = self.scenario_params if self.observe_params else None
         self._completed, self._epochs, self._overflow_epochs = CompletedJobs(), 0, 0
         self._history.clear()
         self._count_overflow()
@@ -444,7 +445,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         core = self._require_core()
         return allocation(check_action(self._weights(action), self.max_jobs), core.window, core.n_jobs, self.allocation)
 
-    def scenario_features(self) -> np.ndarray:
+    @property
+    def scenario_params(self) -> np.ndarray:
         """The ``observe_params`` slots of the current episode (see Observation Space)."""
         if isinstance(self.speedup, Power):
             exponent = self.speedup.p
@@ -455,6 +457,11 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         load = self.load if self.arrival_process is not None else 0.0
         objective = 1.0 if self.objective == "slowdown" else 0.0
         return np.array([exponent, load, objective, math.log10(1.0 + self.n_servers) / 6.0], dtype=np.float32)
+
+    def scenario_features(self) -> np.ndarray:
+        """Deprecated: ``scenario_params`` (docs/glossary.md)."""
+        warn_deprecated("MalleableEnv.scenario_features()", "MalleableEnv.scenario_params")
+        return self.scenario_params
 
     # ----------------------------------------------------------------- internals
     def _weights(self, action: Any) -> Any:

@@ -103,7 +103,7 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
             assert isinstance(speedup, Power)
             self._p[i], self._s_n[i] = speedup.p, float(speedup(template.n_servers))
             if template.observe_params:
-                self._obs[i, self._core_length :] = template.scenario_features()
+                self._obs[i, self._core_length :] = template.scenario_params
         reset_rows(
             rows.astype(np.int64), self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
             self._core_length, self._arrival_times, self._sizes, self._s_n, self._slowdown, float(template.scale),

@@ -101,7 +101,7 @@ class FastCore:
         return float(self._floats[TOTAL_OBJECTIVE])
 
     # ----------------------------------------------------------------- steps
-    def apply(self, action: int) -> Outcome:
+    def step(self, action: int) -> Outcome:
         """Start or wait as the env's ``action`` says; ``ValueError`` (state unchanged) when it does not fit."""
         if not 0 <= action < self.mask.size or self._run(action) == INVALID:
             raise ValueError(f"action={action!r} does not fit the current state (see action_masks())")
@@ -135,7 +135,8 @@ class FastCore:
         """The flat observation of the env's Observation Space table (a fresh array)."""
         return self._obs.copy()
 
-    def view(self) -> MoldableView:
+    @property
+    def state(self) -> MoldableView:
         """A read-only snapshot of the state for baselines (the layout of ``sim.view_of``)."""
         c = self._counters
         queue, running = self._queue[: c[N_QUEUED]], self._running[: c[N_RUNNING]]

@@ -88,10 +88,10 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         self._queue = np.zeros((b, initial_queue_rows(n), Q_RUNTIME + m))
         self._running, self._done = np.zeros((b, m, 6)), np.zeros((b, m, 6))
         self._arrivals_f, self._arrivals_i = np.zeros((b, n, 5)), np.zeros((b, n, 3), dtype=np.int64)
-        length = self._core_length + (template.params.size if template.observe_params else 0)
+        length = self._core_length + (template.scenario_params.size if template.observe_params else 0)
         self._obs = np.zeros((b, length), dtype=np.float32)
         if template.observe_params:
-            self._obs[:, self._core_length :] = template.params  # constant: the kernel writes the core part only
+            self._obs[:, self._core_length :] = template.scenario_params  # constant: the kernel writes the core only
         self._mask = np.zeros((b, self.n_actions), dtype=np.int8)
         self._masks_now: np.ndarray | None = None  # action_masks() of the current state (None: not computed yet)
         self._stats = np.zeros((b, 8))

@@ -36,7 +36,7 @@ def test_observe_params_appends_four_slots_and_leaves_the_rest_unchanged(kwargs:
     np.testing.assert_array_equal(observed.observation_space.high[-4:], [1.0, np.inf, 1.0, np.inf])
     for a, b in zip(rollout_observations(plain, 4), rollout_observations(observed, 4), strict=True):
         np.testing.assert_array_equal(b[:BASE], a)
-        np.testing.assert_array_equal(b[BASE:], observed.unwrapped.scenario_features())
+        np.testing.assert_array_equal(b[BASE:], observed.unwrapped.scenario_params)
         assert observed.observation_space.contains(b)
 
 

@@ -215,7 +215,7 @@ def test_sb3_adapter_gives_maskable_ppo_one_mask_row_per_copy() -> None:
 def test_scenario_parameters_end_every_copys_observation() -> None:
     kwargs = {"n_procs": 32, "n_jobs": 8, "arrival_interval": "heavy", "observe_params": True}
     venv = MoldableVectorEnv(num_envs=3, autoreset_mode="SameStep", **kwargs)
-    params = venv.template.params
+    params = venv.template.scenario_params
     assert params.size == 4 and venv.single_observation_space.shape == (8 * 32 + 7 + 2 * 16 + 4,)
     obs, _ = venv.reset(seed=0)
     ended = 0
