@@ -182,22 +182,6 @@ def _sweep_command(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     return 0
 
 
-RANGES = {"load": "load_range", "speedup": "p_range"}
-"""Env arguments whose fixed value replaces a range drawn per episode (Malleable-v0)."""
-
-
-def merge_env_kwargs(training: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    """``overrides`` over the training env kwargs; a fixed value (``load``, ``speedup``) given without its
-    range replaces the training range (``load_range``, ``p_range``), so an agent trained across loads is
-    scored at the load asked for."""
-    merged = {**training, **overrides}
-    for fixed, drawn in RANGES.items():
-        if fixed in overrides and drawn not in overrides and merged.get(drawn) is not None:
-            print(f"--env-kwargs {fixed}={overrides[fixed]!r} replaces the training {drawn}", file=sys.stderr)
-            merged[drawn] = None
-    return merged
-
-
 def evaluate_agent(args: argparse.Namespace) -> int:
     """Handler of ``schedenv evaluate --agent PATH [PATH ...]``: the agent, the paper policy and the best baseline.
 
@@ -213,7 +197,7 @@ def evaluate_agent(args: argparse.Namespace) -> int:
     ``per_seed``, ``test_seeds``, ``train_seeds``, ``split``, ``env_kwargs`` (as played), ``agent``
     (the form read), ``best_baseline`` and ``best_baseline_ratio``.
     """
-    from agents.assess import assess
+    from agents.assess import assess, merge_env_kwargs
     from agents.protocol import (
         append_ledger,
         check_disjoint,

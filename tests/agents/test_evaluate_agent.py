@@ -96,7 +96,7 @@ def test_sealed_seeds_need_a_ledger_and_each_look_adds_one_line(
 
 
 def test_a_fixed_load_or_speedup_replaces_the_training_range() -> None:
-    from agents.cli import merge_env_kwargs
+    from agents.assess import merge_env_kwargs
 
     training = {"mode": "online", "load_range": [0.3, 0.9], "p_range": [0.2, 0.8], "observe_params": True}
     assert merge_env_kwargs(training, {"load": 0.5}) == {**training, "load": 0.5, "load_range": None}
