@@ -217,26 +217,31 @@ def _observe(ints, floats, queue, running, obs, mask):
 @numba.njit(cache=True)
 def _release_profile(ints, floats, running, obs, start):
     """(remaining time, processors) of the first ``MAX_RUNNING`` running jobs by end time, ties by row
-    (numpy's stable argsort): one pass over the rows keeps the first ones sorted, inserting a row after
-    those that end no later (O(running jobs x MAX_RUNNING) at worst, about one pass when few insert)."""
+    (numpy's stable argsort): one pass over the rows keeps the first ones sorted, with their end times
+    alongside, inserting a row after those that end no later (O(running jobs x MAX_RUNNING) at worst,
+    about one pass when few insert)."""
     n_run, now, scale, m = ints[N_RUNNING], floats[TIME], floats[SCALE], ints[N_PROCS]
     size = min(ints[MAX_RUNNING], n_run)
     if size == 0:
         return
     first = np.empty(size, dtype=np.int64)
+    ends = np.empty(size)
     kept = 0
     for r in range(n_run):
         end = running[r, R_END]
-        if kept == size and not end < running[first[size - 1], R_END]:
+        if kept < size:
+            at = kept
+            kept += 1
+        elif end < ends[size - 1]:
+            at = size - 1
+        else:
             continue
-        at = min(kept, size - 1)
-        while at > 0 and end < running[first[at - 1], R_END]:
-            first[at] = first[at - 1]
+        while at > 0 and end < ends[at - 1]:
+            first[at], ends[at] = first[at - 1], ends[at - 1]
             at -= 1
-        first[at] = r
-        kept = min(kept + 1, size)
+        first[at], ends[at] = r, end
     for j in range(size):
-        obs[start + RELEASE_FEATURES * j] = math.log1p((running[first[j], R_END] - now) / scale)
+        obs[start + RELEASE_FEATURES * j] = math.log1p((ends[j] - now) / scale)
         obs[start + RELEASE_FEATURES * j + 1] = running[first[j], R_PROCS] / m
 
 
