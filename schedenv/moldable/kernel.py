@@ -38,8 +38,9 @@ N_INTS = 10
 """Length of ``ints``."""
 # floats[]: configuration, then the state and the outcome accumulated since the last decision
 SCALE, TIME, TOTAL_OBJECTIVE, ELAPSED, ACCRUED = range(5)
-# queue row layout; the runtimes T(1) .. T(m) follow from column Q_RUNTIME
-Q_JOB, Q_SUBMIT, Q_SIZE, Q_FASTEST, Q_FASTEST_COUNT, Q_N_MIN, Q_REQUESTED, Q_RUNTIME = range(8)
+# queue row layout (Q_ALL_COUNTS: 1.0 when every count 1..m is allowed); the runtimes T(1) .. T(m)
+# follow from column Q_RUNTIME
+Q_JOB, Q_SUBMIT, Q_SIZE, Q_FASTEST, Q_FASTEST_COUNT, Q_N_MIN, Q_REQUESTED, Q_ALL_COUNTS, Q_RUNTIME = range(9)
 # running row layout
 R_JOB, R_START, R_END, R_PROCS, R_SUBMIT, R_SIZE = range(6)
 # arrival rows (in arrival order): float part and int part
@@ -86,8 +87,10 @@ def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
         table = arrivals_i[p, A_TABLE]
         if table >= 0:
             row[Q_RUNTIME:] = tables[table]
-        else:
+            row[Q_ALL_COUNTS] = np.isfinite(tables[table]).all()
+        else:  # a Downey job runs on every count: T(n) = L / S(n) <= L, as S(1) = 1 and S never decreases
             _downey_row(arrivals_f[p, A_L], arrivals_f[p, A_A], arrivals_f[p, A_SIGMA], row, Q_RUNTIME, m)
+            row[Q_ALL_COUNTS] = 1.0
         fastest, fastest_count, n_min = np.inf, 0, 0
         for k in range(m):
             value = row[Q_RUNTIME + k]
@@ -208,7 +211,11 @@ def _observe(ints, floats, queue, running, obs, mask):
         mask[:] = 1
         return
     for i in range(w):
-        row, allowed = queue[i, Q_RUNTIME : Q_RUNTIME + free], mask[i * m : i * m + free]
+        allowed = mask[i * m : i * m + free]
+        if queue[i, Q_ALL_COUNTS]:  # Downey jobs: no runtime to read
+            allowed[:] = 1
+            continue
+        row = queue[i, Q_RUNTIME : Q_RUNTIME + free]
         for k in range(free):  # an unconditional store vectorises (8x faster than a guarded one)
             allowed[k] = row[k] < np.inf
     mask[mask.size - 1] = _can_wait(ints)
