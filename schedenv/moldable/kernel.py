@@ -38,9 +38,11 @@ N_INTS = 10
 """Length of ``ints``."""
 # floats[]: configuration, then the state and the outcome accumulated since the last decision
 SCALE, TIME, TOTAL_OBJECTIVE, ELAPSED, ACCRUED = range(5)
-# queue row layout (Q_ALL_COUNTS: 1.0 when every count 1..m is allowed); the runtimes T(1) .. T(m)
-# follow from column Q_RUNTIME
-Q_JOB, Q_SUBMIT, Q_SIZE, Q_FASTEST, Q_FASTEST_COUNT, Q_N_MIN, Q_REQUESTED, Q_ALL_COUNTS, Q_RUNTIME = range(9)
+# queue row layout (Q_ALL_COUNTS: 1.0 when every count 1..m is allowed; Q_LOG_SIZE, Q_LOG_FASTEST: the
+# job's constant observation features, computed once at arrival); the runtimes T(1) .. T(m) follow
+# from column Q_RUNTIME
+Q_JOB, Q_SUBMIT, Q_SIZE, Q_FASTEST, Q_FASTEST_COUNT, Q_N_MIN, Q_REQUESTED, Q_ALL_COUNTS = range(8)
+Q_LOG_SIZE, Q_LOG_FASTEST, Q_RUNTIME = range(8, 11)
 # running row layout
 R_JOB, R_START, R_END, R_PROCS, R_SUBMIT, R_SIZE = range(6)
 # arrival rows (in arrival order): float part and int part
@@ -105,6 +107,8 @@ def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
         row[Q_FASTEST_COUNT] = fastest_count
         row[Q_N_MIN] = n_min
         row[Q_REQUESTED] = arrivals_i[p, A_REQUESTED]
+        row[Q_LOG_SIZE] = math.log1p(row[Q_SIZE] / floats[SCALE])
+        row[Q_LOG_FASTEST] = math.log1p(fastest / floats[SCALE])
         ints[N_QUEUED] = q + 1
         ints[NEXT_ARRIVAL] = p + 1
     return True
@@ -177,14 +181,15 @@ def _observe(ints, floats, queue, running, obs, mask):
         row = queue[i]
         base = SLOT_FEATURES * i
         count = np.int64(min(row[Q_FASTEST_COUNT], max(free, 1)))
-        at_count = row[Q_RUNTIME + count - 1]
-        if np.isinf(at_count):
-            at_count = 0.0
         obs[base] = 1.0
         obs[base + 1] = math.log1p((now - row[Q_SUBMIT]) / scale)
-        obs[base + 2] = math.log1p(row[Q_SIZE] / scale)
-        obs[base + 3] = math.log1p(row[Q_FASTEST] / scale)
-        obs[base + 4] = math.log1p(at_count / scale)
+        obs[base + 2] = row[Q_LOG_SIZE]
+        obs[base + 3] = row[Q_LOG_FASTEST]
+        if count == row[Q_FASTEST_COUNT]:  # T(count) is the fastest runtime
+            obs[base + 4] = row[Q_LOG_FASTEST]
+        else:
+            at_count = row[Q_RUNTIME + count - 1]
+            obs[base + 4] = math.log1p((0.0 if np.isinf(at_count) else at_count) / scale)
         obs[base + 5] = row[Q_FASTEST_COUNT] / m
         obs[base + 6] = row[Q_N_MIN] / m
         obs[base + 7] = row[Q_REQUESTED] / m
