@@ -39,10 +39,12 @@ N_INTS = 10
 # floats[]: configuration, then the state and the outcome accumulated since the last decision
 SCALE, TIME, TOTAL_OBJECTIVE, ELAPSED, ACCRUED = range(5)
 # queue row layout (Q_ALL_COUNTS: 1.0 when every count 1..m is allowed; Q_LOG_SIZE, Q_LOG_FASTEST: the
-# job's constant observation features, computed once at arrival); the runtimes T(1) .. T(m) follow
-# from column Q_RUNTIME
+# job's constant observation features, computed once at arrival); the runtimes T(n) are not stored:
+# ``runtime`` gives them from the job's Downey parameters (Q_L, Q_A, Q_SIGMA) or its table (Q_TABLE >= 0)
 Q_JOB, Q_SUBMIT, Q_SIZE, Q_FASTEST, Q_FASTEST_COUNT, Q_N_MIN, Q_REQUESTED, Q_ALL_COUNTS = range(8)
-Q_LOG_SIZE, Q_LOG_FASTEST, Q_RUNTIME = range(8, 11)
+Q_LOG_SIZE, Q_LOG_FASTEST, Q_L, Q_A, Q_SIGMA, Q_TABLE = range(8, 14)
+Q_COLUMNS = 14
+"""Length of a queue row."""
 # running row layout
 R_JOB, R_START, R_END, R_PROCS, R_SUBMIT, R_SIZE = range(6)
 # arrival rows (in arrival order): float part and int part
@@ -58,22 +60,35 @@ OK, INVALID, NEED_QUEUE = range(3)
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _downey_row(L, a, s, row, offset, m):
-    """row[offset + n - 1] = L / S(n) for n = 1..m: ``DowneySpeedup.formula``'s branches, same operations."""
-    for k in range(m):
-        n = k + 1.0
-        if s <= 1.0:
-            if n <= a:
-                speedup = a * n / (a + s * (n - 1.0) / 2.0)
-            elif n <= 2.0 * a - 1.0:
-                speedup = a * n / (s * (a - 0.5) + n * (1.0 - s / 2.0))
-            else:
-                speedup = a
-        elif n <= a + a * s - s:
-            speedup = n * a * (s + 1.0) / (s * (n + a - 1.0) + a)
+def runtime(row, procs, tables):
+    """T(procs) of the queued job ``row``: its table's entry (``inf``: not allowed), or L / S(procs) with
+    ``DowneySpeedup.formula``'s branches and operations."""
+    table = np.int64(row[Q_TABLE])
+    if table >= 0:
+        return tables[table, procs - 1]
+    L, a, s, n = row[Q_L], row[Q_A], row[Q_SIGMA], float(procs)
+    if s <= 1.0:
+        if n <= a:
+            speedup = a * n / (a + s * (n - 1.0) / 2.0)
+        elif n <= 2.0 * a - 1.0:
+            speedup = a * n / (s * (a - 0.5) + n * (1.0 - s / 2.0))
         else:
             speedup = a
-        row[offset + k] = L / speedup
+    elif n <= a + a * s - s:
+        speedup = n * a * (s + 1.0) / (s * (n + a - 1.0) + a)
+    else:
+        speedup = a
+    return L / speedup
+
+
+@numba.njit(cache=True)
+def runtime_rows(queue, tables, m):
+    """T(1) .. T(m) of every row of ``queue`` (rows), ``inf`` where a count is not allowed."""
+    rows = np.empty((queue.shape[0], m))
+    for i in range(queue.shape[0]):
+        for k in range(m):
+            rows[i, k] = runtime(queue[i], k + 1, tables)
+    return rows
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -87,15 +102,19 @@ def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
         p = ints[NEXT_ARRIVAL]
         row = queue[q]
         table = arrivals_i[p, A_TABLE]
+        row[Q_TABLE], row[Q_L], row[Q_A], row[Q_SIGMA] = (
+            table,
+            arrivals_f[p, A_L],
+            arrivals_f[p, A_A],
+            arrivals_f[p, A_SIGMA],
+        )
         if table >= 0:
-            row[Q_RUNTIME:] = tables[table]
             row[Q_ALL_COUNTS] = np.isfinite(tables[table]).all()
         else:  # a Downey job runs on every count: T(n) = L / S(n) <= L, as S(1) = 1 and S never decreases
-            _downey_row(arrivals_f[p, A_L], arrivals_f[p, A_A], arrivals_f[p, A_SIGMA], row, Q_RUNTIME, m)
             row[Q_ALL_COUNTS] = 1.0
         fastest, fastest_count, n_min = np.inf, 0, 0
         for k in range(m):
-            value = row[Q_RUNTIME + k]
+            value = runtime(row, k + 1, tables)
             if value < fastest:
                 fastest, fastest_count = value, k + 1
             if n_min == 0 and value < np.inf:
@@ -170,7 +189,7 @@ def _next_event(ints, floats, running, arrivals_f, done):
 
 
 @numba.njit(cache=True)
-def _observe(ints, floats, queue, running, obs, mask):
+def _observe(ints, floats, queue, running, tables, obs, mask):
     """The env's observation (Observation Space table) and action mask (all ones once done)."""
     m, max_jobs, q, n_run, free = ints[N_PROCS], ints[MAX_JOBS], ints[N_QUEUED], ints[N_RUNNING], ints[FREE]
     now, scale = floats[TIME], floats[SCALE]
@@ -188,7 +207,7 @@ def _observe(ints, floats, queue, running, obs, mask):
         if count == row[Q_FASTEST_COUNT]:  # T(count) is the fastest runtime
             obs[base + 4] = row[Q_LOG_FASTEST]
         else:
-            at_count = row[Q_RUNTIME + count - 1]
+            at_count = runtime(row, count, tables)
             obs[base + 4] = math.log1p((0.0 if np.isinf(at_count) else at_count) / scale)
         obs[base + 5] = row[Q_FASTEST_COUNT] / m
         obs[base + 6] = row[Q_N_MIN] / m
@@ -220,7 +239,7 @@ def _observe(ints, floats, queue, running, obs, mask):
         if queue[i, Q_ALL_COUNTS]:  # Downey jobs: no runtime to read
             allowed[:] = 1
             continue
-        row = queue[i, Q_RUNTIME : Q_RUNTIME + free]
+        row = tables[np.int64(queue[i, Q_TABLE])]
         for k in range(free):  # an unconditional store vectorises (8x faster than a guarded one)
             allowed[k] = row[k] < np.inf
     mask[mask.size - 1] = _can_wait(ints)
@@ -304,7 +323,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
             slot, procs = action // m, action % m + 1
             if not (0 <= slot < min(ints[N_QUEUED], max_jobs) and procs <= ints[FREE]):
                 return INVALID
-            if not queue[slot, Q_RUNTIME + procs - 1] < np.inf:
+            if not runtime(queue[slot], procs, tables) < np.inf:
                 return INVALID
         ints[N_DONE] = 0
         floats[ELAPSED] = 0.0
@@ -315,7 +334,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
             r, q, now = ints[N_RUNNING], ints[N_QUEUED], floats[TIME]
             running[r, R_JOB] = queue[slot, Q_JOB]
             running[r, R_START] = now
-            running[r, R_END] = now + queue[slot, Q_RUNTIME + procs - 1]
+            running[r, R_END] = now + runtime(queue[slot], procs, tables)
             running[r, R_PROCS] = procs
             running[r, R_SUBMIT] = queue[slot, Q_SUBMIT]
             running[r, R_SIZE] = queue[slot, Q_SIZE]
@@ -330,7 +349,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
         if _has_decision(ints, queue) or is_done(ints):
             break
         _next_event(ints, floats, running, arrivals_f, done)
-    _observe(ints, floats, queue, running, obs, mask)
+    _observe(ints, floats, queue, running, tables, obs, mask)
     return OK
 
 

@@ -53,7 +53,7 @@ from schedenv.moldable.kernel import (
     NEED_QUEUE,
     NEXT_ARRIVAL,
     OVERFLOW,
-    Q_RUNTIME,
+    Q_COLUMNS,
     RUNTIME,
     SLOWDOWN,
     TIME,
@@ -89,7 +89,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             self._tables = np.zeros((0, m))
         self._ints = np.zeros((b, N_INTS), dtype=np.int64)
         self._floats = np.zeros((b, 5))
-        self._queue = np.zeros((b, min(n, BATCH_QUEUE_ROWS), Q_RUNTIME + m))
+        self._queue = np.zeros((b, min(n, BATCH_QUEUE_ROWS), Q_COLUMNS))
         self._running, self._done = np.zeros((b, m, 6)), np.zeros((b, m, 6))
         self._arrivals_f, self._arrivals_i = np.zeros((b, n, 5)), np.zeros((b, n, 3), dtype=np.int64)
         length = self._core_length + (template.params.size if template.observe_params else 0)
