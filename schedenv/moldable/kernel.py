@@ -34,7 +34,9 @@ from schedenv.moldable.workload import MoldableJobSet
 
 # ints[]: configuration, then the state (MAX_RUNNING, configuration, last so that older indices stay)
 MAX_JOBS, N_PROCS, N_JOBS, N_QUEUED, N_RUNNING, FREE, NEXT_ARRIVAL, N_COMPLETED, N_DONE, MAX_RUNNING = range(10)
-N_INTS = 10
+MASK_SET = 10
+"""ints[MASK_SET]: the mask entries from 0 that the last observation may have set (the next one clears only those)."""
+N_INTS = 11
 """Length of ``ints``."""
 # floats[]: configuration, then the state and the outcome accumulated since the last decision
 SCALE, TIME, TOTAL_OBJECTIVE, ELAPSED, ACCRUED = range(5)
@@ -195,7 +197,7 @@ def _observe(ints, floats, queue, running, tables, obs, mask):
     now, scale = floats[TIME], floats[SCALE]
     w = min(q, max_jobs)
     obs[:] = 0.0
-    mask[:] = 0
+    mask[: ints[MASK_SET]] = 0
     for i in range(w):
         row = queue[i]
         base = SLOT_FEATURES * i
@@ -233,7 +235,9 @@ def _observe(ints, floats, queue, running, tables, obs, mask):
         _release_profile(ints, floats, running, obs, tail + GLOBAL_FEATURES)
     if is_done(ints):
         mask[:] = 1
+        ints[MASK_SET] = mask.size
         return
+    ints[MASK_SET] = w * m
     for i in range(w):
         allowed = mask[i * m : i * m + free]
         if queue[i, Q_ALL_COUNTS]:  # Downey jobs: no runtime to read
@@ -378,6 +382,7 @@ def start_episode(ints, floats, max_jobs, m, n_jobs, max_running, scale, first_a
     """Counters of an episode before its first ``ADVANCE``."""
     ints[:] = 0
     ints[MAX_JOBS], ints[N_PROCS], ints[N_JOBS], ints[FREE], ints[MAX_RUNNING] = max_jobs, m, n_jobs, m, max_running
+    ints[MASK_SET] = max_jobs * m + 1
     floats[:] = 0.0
     floats[SCALE], floats[TIME] = scale, first_arrival
 
