@@ -55,7 +55,20 @@ def _episode(
     bigger queue, account for it, call again)."""
     while not is_done(ints):
         action = decide(
-            scheme, easy, alpha, threshold, ints, floats, queue, running, policy, turn_of, count_of, revenue, counts
+            scheme,
+            easy,
+            alpha,
+            threshold,
+            ints,
+            floats,
+            queue,
+            running,
+            tables,
+            policy,
+            turn_of,
+            count_of,
+            revenue,
+            counts,
         )
         status = step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, mask)
         if status != OK:  # INVALID, or NEED_QUEUE: the decision is applied, arrivals wait for a bigger queue

@@ -14,7 +14,7 @@ from gymnasium.vector import AutoresetMode
 
 import schedenv  # noqa: F401 - registers the env ids
 from schedenv.moldable.kernel import initial_queue_rows
-from schedenv.moldable.vector import MoldableVectorEnv
+from schedenv.moldable.vector import BATCH_QUEUE_ROWS, MoldableVectorEnv
 
 ENV = "schedenv/Moldable-v0"
 TABLES = [
@@ -116,6 +116,22 @@ def test_equals_the_sync_vector_env(kwargs: dict[str, Any], mode: AutoresetMode)
     assert episodes >= num_envs and invalid > 50
     if "n_jobs" in kwargs and kwargs["n_jobs"] == 90:
         assert most_queued > initial_queue_rows(90)
+
+
+def test_a_queue_longer_than_the_batchs_first_rows_grows_and_stays_equal_to_the_single_env() -> None:
+    """Always waiting queues every job (nothing starts until all have arrived): the batch's queue doubles."""
+    kwargs = {"n_procs": 4, "n_jobs": BATCH_QUEUE_ROWS + 40, "max_jobs": 4}
+    ours = gym.make_vec(ENV, 2, "vector_entry_point", **kwargs)
+    theirs = gym.make_vec(ENV, 2, "sync", **kwargs)
+    np.testing.assert_array_equal(ours.reset(seed=3)[0], theirs.reset(seed=3)[0])
+    wait = np.full(2, ours.unwrapped.n_actions - 1)
+    most_queued = 0
+    for _ in range(BATCH_QUEUE_ROWS + 80):
+        a, b = ours.step(wait), theirs.step(wait)
+        for x, y in zip(a[:3], b[:3], strict=True):
+            np.testing.assert_array_equal(x, y)
+        most_queued = max(most_queued, int(a[4]["n_queued"].max()))
+    assert most_queued == BATCH_QUEUE_ROWS + 40 and ours.unwrapped._queue.shape[1] == 2 * BATCH_QUEUE_ROWS
 
 
 def test_reset_mask_resets_only_the_masked_copies() -> None:
