@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -537,43 +538,42 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         return episode_metrics(self._completed, self._require_core().time, self._overflow_epochs, self._epochs)
 
 
+def _check_pair(name: str, value: Any, check: Callable[[str, float], float], allowed: str) -> tuple[float, float]:
+    """``value`` as (lo, hi) with lo <= hi, each end passing ``check`` (``allowed`` words the bounds)."""
+    try:
+        lo, hi = (float(end) for end in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} is not allowed; give a pair (lo, hi) with {allowed}") from None
+    check(f"{name}[0]", lo)
+    check(f"{name}[1]", hi)
+    if lo > hi:
+        raise ValueError(f"{name}={value!r} is not allowed; it needs lo <= hi")
+    return lo, hi
+
+
 def _check_load_range(load_range: Any, mode: str, explicit_jobs: bool) -> tuple[float, float] | None:
     """``load_range`` as (lo, hi) with 0 < lo <= hi, for online Poisson arrivals only."""
     if load_range is None:
         return None
-    try:
-        lo, hi = (float(value) for value in load_range)
-    except (TypeError, ValueError):
-        raise ValueError(f"load_range={load_range!r} is not allowed; give a pair (lo, hi) with 0 < lo <= hi") from None
-    check_positive("load_range[0]", lo)
-    check_positive("load_range[1]", hi)
-    if lo > hi:
-        raise ValueError(f"load_range={load_range!r} is not allowed; it needs lo <= hi")
+    pair = _check_pair("load_range", load_range, check_positive, "0 < lo <= hi")
     if mode != "online" or explicit_jobs:
         raise ValueError(
             f"load_range={load_range!r} draws the load of Poisson arrivals; "
             "it needs mode='online' without explicit jobs"
         )
-    return lo, hi
+    return pair
 
 
 def _check_p_range(p_range: Any, speedup: Speedup) -> tuple[float, float] | None:
     """``p_range`` as (lo, hi) with 0 < lo <= hi <= 1, for a power speedup only."""
     if p_range is None:
         return None
-    try:
-        lo, hi = (float(value) for value in p_range)
-    except (TypeError, ValueError):
-        raise ValueError(f"p_range={p_range!r} is not allowed; give a pair (lo, hi) with 0 < lo <= hi <= 1") from None
-    check_probability("p_range[0]", lo)
-    check_probability("p_range[1]", hi)
-    if lo > hi:
-        raise ValueError(f"p_range={p_range!r} is not allowed; it needs lo <= hi")
+    pair = _check_pair("p_range", p_range, check_probability, "0 < lo <= hi <= 1")
     if not isinstance(speedup, Power):
         raise ValueError(
             f"p_range={p_range!r} draws p of s(k) = k^p, but speedup={speedup!r}; leave speedup as a number"
         )
-    return lo, hi
+    return pair
 
 
 def _check_action_mode(action_mode: Any, allocation_mode: str, speedup: Speedup) -> str:
