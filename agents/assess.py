@@ -46,7 +46,7 @@ def merge_env_kwargs(training: dict[str, Any], overrides: dict[str, Any]) -> dic
     merged = {**training, **overrides}
     for fixed, drawn in RANGES.items():
         if fixed in overrides and drawn not in overrides and merged.get(drawn) is not None:
-            print(f"--env-kwargs {fixed}={overrides[fixed]!r} replaces the training {drawn}", file=sys.stderr)
+            print(f"{fixed}={overrides[fixed]!r} replaces the training {drawn}", file=sys.stderr)
             merged[drawn] = None
     return merged
 
