@@ -186,7 +186,7 @@ def render_markdown(results: RLResults, picture: str | None = None) -> str:
     verdict = (
         f"**holds**: {value:.4f} <= {threshold}"
         if value <= threshold
-        else f"**does not hold**: {value:.4f} > {threshold} (missed by {100 * (value / threshold - 1):.1f}%)"
+        else f"**does not hold**: {value:.4f} > {threshold} (missed by {100 * (value / threshold - 1):.2f}%)"
     )
     seeds = results.test_seeds
     split = "sealed test seeds" if results.split == "sealed" else "development-test seeds (not a published result)"

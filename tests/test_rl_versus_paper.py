@@ -134,3 +134,12 @@ def test_publishing_needs_a_clean_tree_and_appends_one_ledger_line(
     assert line["results"] == "benchmarks/results/rl_moldable.json" and line["commit"] == "c" * 40
     assert line["seeds"] == [SEALED_TEST_SEEDS.start, SEALED_TEST_SEEDS.start + 2]
     assert line["config_sha256"] == results.config_sha256 == config_hash(resolve_config(config, {}).__dict__)
+
+
+def test_every_committed_results_page_is_generated_from_its_json() -> None:
+    import render_results
+
+    for path in sorted(RESULTS.glob("rl_*.json")):
+        assert path.with_suffix(".md").read_text() == render_results.rendered(path), (
+            f"{path.name}: run python benchmarks/render_results.py --update-results"
+        )

@@ -1,0 +1,42 @@
+"""Regenerate the pages of the published RL results from their JSON (docs/rl/index.md, "Published results").
+
+    python benchmarks/render_results.py                   # list the pages that differ from their JSON
+    python benchmarks/render_results.py --update-results  # rewrite each rl_<setting>.md from rl_<setting>.json
+
+``rl_<setting>.md`` is ``agents.results.render_markdown`` of ``rl_<setting>.json``; when the renderer
+changes, this command brings the committed pages up to date without training anything again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agents.results import load_results, render_markdown
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def rendered(path: Path) -> str:
+    """The page of the results file ``path`` (``rl_<setting>.json``)."""
+    return render_markdown(load_results(path), picture=f"{path.stem}.png")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--update-results", action="store_true", help="rewrite the committed pages")
+    args = parser.parse_args(argv)
+    stale = []
+    for path in sorted(RESULTS.glob("rl_*.json")):
+        page, text = path.with_suffix(".md"), rendered(path)
+        if page.read_text() != text:
+            stale.append(page.name)
+            if args.update_results:
+                page.write_text(text)
+    print(("rewritten: " if args.update_results else "differ from their JSON: ") + (", ".join(stale) or "none"))
+    return 0 if args.update_results or not stale else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
