@@ -23,7 +23,7 @@ install: $(VENV)/.installed
 demo: install
 	$(BIN)/schedenv leaderboard --suite quick --out runs/quick
 
-# lint-imports checks the layers of README "Architecture" (contracts in pyproject.toml) on the code of this
+# lint-imports checks the layers of docs/architecture.md (contracts in pyproject.toml) on the code of this
 # folder: it puts the current directory first on sys.path, ahead of the editable install.
 test: install
 	$(BIN)/ruff check .

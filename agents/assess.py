@@ -17,6 +17,7 @@ same seeds. The comparison is paired seed by seed (common random numbers, docs/a
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,22 @@ from schedenv.stats import RatioOfMeans, ratio_of_means
 
 BATCH = 128
 """Test seeds played at once (one batched env of this many copies)."""
+
+
+RANGES = {"load": "load_range", "speedup": "p_range"}
+"""Env arguments whose fixed value replaces a range drawn per episode (Malleable-v0)."""
+
+
+def merge_env_kwargs(training: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """``overrides`` over the training env kwargs; a fixed value (``load``, ``speedup``) given without its
+    range replaces the training range (``load_range``, ``p_range``), so an agent trained across loads is
+    scored at the load asked for."""
+    merged = {**training, **overrides}
+    for fixed, drawn in RANGES.items():
+        if fixed in overrides and drawn not in overrides and merged.get(drawn) is not None:
+            print(f"--env-kwargs {fixed}={overrides[fixed]!r} replaces the training {drawn}", file=sys.stderr)
+            merged[drawn] = None
+    return merged
 
 
 def make_vector(env_id: str, num_envs: int, autoreset_mode: AutoresetMode, **env_kwargs: Any) -> gym.vector.VectorEnv:

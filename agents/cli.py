@@ -197,7 +197,7 @@ def evaluate_agent(args: argparse.Namespace) -> int:
     ``per_seed``, ``test_seeds``, ``train_seeds``, ``split``, ``env_kwargs`` (as played), ``agent``
     (the form read), ``best_baseline`` and ``best_baseline_ratio``.
     """
-    from agents.assess import assess
+    from agents.assess import assess, merge_env_kwargs
     from agents.protocol import (
         append_ledger,
         check_disjoint,
@@ -227,7 +227,7 @@ def evaluate_agent(args: argparse.Namespace) -> int:
     if args.ledger and args.split != "sealed":
         raise ValueError(f"--ledger records evaluations on sealed seeds; --split={args.split!r} does not need it")
     env_id = check_env_id(check_agent_env(sources[0], args.env))
-    raw_kwargs = {**sources[0].env_kwargs, **json_object(args.env_kwargs, "--env-kwargs")}
+    raw_kwargs = merge_env_kwargs(sources[0].env_kwargs, json_object(args.env_kwargs, "--env-kwargs"))
     env_kwargs = {key: from_spec(value) for key, value in raw_kwargs.items()}
     loaded = [load_agent(source) for source in sources]
     for agent in loaded:

@@ -239,7 +239,7 @@ def render_markdown(results: RLResults, picture: str | None = None) -> str:
         skipped = "; ".join(f"{name}: {reason}" for name, reason in results.skipped_baselines.items())
         lines += ["", f"Baselines that cannot act in this configuration: {skipped}."]
     lines += ["", "## Generalisation: the same runs at other settings", ""]
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for setting in [trained, *results.generalisation]:
         best_here = setting.best_baseline(reference)
         rows.append(
@@ -354,3 +354,36 @@ def plot_learning_curves(results: RLResults, path: str | Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+
+
+def headline_rows(results: RLResults) -> list[tuple[str, ...]]:
+    """The rows of one result in the README's headline table: its training setting, then the others."""
+    reference = results.reference
+    settings = [results.training_setting, *results.generalisation]
+    rows: list[tuple[str, ...]] = []
+    for setting in settings:
+        best = setting.best_baseline(reference)
+        where = "training setting" if not setting.overrides else json.dumps(setting.overrides)
+        rows.append(
+            (
+                f"[{results.setting}](docs/results/rl-{results.setting}.md)",
+                where,
+                f"{_interval(setting.headline(reference))} x {reference}",
+                f"{best}: {_interval(setting.headline(best))}",
+                f"{len(results.runs)} x {len(results.test_seeds)}",
+            )
+        )
+    return rows
+
+
+def headline_table(results: list[RLResults]) -> str:
+    """The README's table of published results (sealed seeds), one block of rows per setting."""
+    header = (
+        "setting",
+        "scored at",
+        "agent / paper policy (ratio of means, 95%)",
+        "agent / best baseline",
+        "runs x seeds",
+    )
+    rows = [row for result in results for row in headline_rows(result)]
+    return markdown_table(header, rows)

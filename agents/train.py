@@ -52,6 +52,7 @@ from agents.runs import (
 )
 from agents.venv import VEC_ENVS, make_training_env
 from agents.warmstart import check_warm_start, clone, demonstrate, demonstration_seeds
+from schedenv import family
 from schedenv.comparison import objective_metric
 from schedenv.validation import suggest
 from schedenv.workloads import from_spec
@@ -195,10 +196,13 @@ def field_docs() -> dict[str, str]:
 
 
 def family_config(env_id: str, algo: str) -> Path | None:
-    """The shipped config ``agents/configs/<family>_<algo>.yaml`` for ``env_id``, if there is one."""
-    family = env_id.split("/")[-1].rsplit("-v", 1)[0].lower()
-    path = CONFIG_DIR / f"{family}_{algo}.yaml"
-    return path if path.is_file() else None
+    """The shipped config in ``agents/configs`` that the family of ``env_id`` names for ``algo``
+    (``Family.rl_configs`` in ``schedenv.family``), if there is one."""
+    try:
+        name = family.of_env(env_id).rl_configs.get(algo)
+    except ValueError:
+        return None
+    return None if name is None else CONFIG_DIR / name
 
 
 def resolve_config(path: str | Path | None, overrides: dict[str, Any]) -> TrainConfig:

@@ -24,7 +24,6 @@ from typing import Any
 import gymnasium as gym
 import yaml
 
-import schedenv
 from agents.train import (
     TrainConfig,
     build_policy_kwargs,
@@ -33,6 +32,7 @@ from agents.train import (
     resolve_config,
     resolved_algo_kwargs,
 )
+from schedenv import family
 
 ZOO_ALGOS: dict[str, str] = {"ppo": "ppo", "a2c": "a2c", "sac": "sac", "dqn": "dqn"}
 """``schedenv train --algo`` name -> the RL Zoo's ``--algo`` name, for the algorithms the Zoo has."""
@@ -83,8 +83,8 @@ def zoo_files() -> dict[str, str]:
     files = {}
     for algo, zoo_algo in ZOO_ALGOS.items():
         entries = {}
-        for env_id in schedenv.ENV_IDS:
-            path = family_config(env_id, algo)
+        for entry in family.families():
+            path = family_config(entry.env_id, algo)
             if path is not None:
                 config = resolve_config(path, {})
                 entries[config.env_id] = zoo_hyperparams(config)

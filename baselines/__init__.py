@@ -7,29 +7,23 @@ True
 
 Each family module defines ``ENV_ID`` (the env id it acts on), ``REFERENCE`` (the name of the
 family's paper policy, against which ratios are reported) and ``POLICIES`` (name -> factory; an
-alias is a second name for the same factory).
+alias is a second name for the same factory). The modules are those of the registered families
+(``Family.baselines`` in ``schedenv.family``), so a new family's baselines join by its registry entry.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 from baselines.base import Policy
+from schedenv import family as families
 from schedenv.validation import suggest
-
-_FAMILY_MODULES: tuple[str, ...] = (
-    "baselines.malleable",
-    "baselines.dispatch",
-    "baselines.multiserver",
-    "baselines.moldable",
-)
 
 
 def _families() -> list[ModuleType]:
-    return [importlib.import_module(name) for name in _FAMILY_MODULES]
+    return [families.resolve(f.baselines) for f in families.families() if f.baselines is not None]
 
 
 def _factories() -> dict[str, tuple[str, Callable[..., Policy]]]:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import agents
-from agents.assess import Assessment, assess
+from agents.assess import Assessment, assess, merge_env_kwargs
 from agents.protocol import LEDGER, append_ledger, config_hash, ledger_entry, split_seeds
 from agents.results import RLResults, Run, Setting, load_results, plot_learning_curves, render_markdown
 from agents.runs import read_evaluations, read_provenance
@@ -78,6 +78,12 @@ class Preset:
 PRESETS = {
     "malleable-offline": Preset("malleable_ppo.yaml", "paper", 1.01, ({"speedup": 0.3}, {"speedup": 0.7})),
     "malleable-online": Preset("malleable_online_ppo.yaml", "paper", 1.00, ({"load": 0.5}, {"load": 0.9})),
+    "malleable-online-range": Preset(
+        "malleable_online_range_ppo.yaml",
+        "paper",
+        1.00,
+        tuple({"load": load, "speedup": 0.5} for load in (0.5, 0.7, 0.9)),
+    ),
     "multiserver": Preset("multiserverjob_maskable_ppo.yaml", "paper", 1.05, ({"load": 0.6}, {"load": 0.9})),
     "dispatch": Preset(
         "dispatch_maskable_ppo.yaml", "best", 1.00, ({"load": 0.3}, {"load": 0.7}), BENCHMARK_TEST_SEEDS
@@ -140,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     policies = [agents.load(folder, best=True).act_batch for folder in folders]
     trained = assess(policies, config.env_id, env_kwargs, test_seeds, metric)
     elsewhere = [
-        (change, assess(policies, config.env_id, {**env_kwargs, **change}, test_seeds, metric))
+        (change, assess(policies, config.env_id, merge_env_kwargs(env_kwargs, change), test_seeds, metric))
         for change in preset.elsewhere
     ]
     command = "python benchmarks/rl_versus_paper.py " + " ".join(argv if argv is not None else sys.argv[1:])

@@ -5,8 +5,9 @@ Sections: (1) env steps/s of every registered env through ``gym.make``, as ratio
 simulated mean response time against Erlang-C), and the same queue as Dispatch-v0's central queue
 through its fast path; (3) fast-path events/s per family (``schedenv.fastpath``; the multiserver
 family's own ``run_fast``); (4) the native batched envs (``gym.make_vec``) at B
-copies, next to the single env, for every env id; (5) training samples/s of ``schedenv train`` on
-the batched env against SB3 PPO on one ``gym.make`` env (the reference of docs/results/speed.md), per family.
+copies, next to the single env, for every env id, as ratios, with valid, sampled and mask-sampled actions;
+(5) training samples/s of ``schedenv train`` on the batched env against SB3 PPO on one ``gym.make`` env
+(the reference of docs/results/speed.md), per family.
 
 The reference is Gymnasium's CartPole-v1 (a few float operations per step, so it measures the wrapper
 floor of ``gym.make``). Each env is stepped with trivial valid actions: the first unmasked action for
@@ -59,22 +60,40 @@ def trivial_action(env: gym.Env, fixed: Any) -> Any:
     return int(np.argmax(masks()))  # the first valid action; argmax is cheaper than flatnonzero
 
 
-def steps_per_second(env_id: str, seconds: float, **kwargs: Any) -> float:
-    """Steps per second of ``gym.make(env_id, **kwargs)`` over about ``seconds`` of stepping."""
+def steps_per_second(env_id: str, seconds: float, action_kind: str = "first valid", **kwargs: Any) -> float:
+    """Steps per second of ``gym.make(env_id, **kwargs)`` over about ``seconds`` of stepping.
+
+    ``action_kind`` is one of ``ACTION_KINDS`` (``batched_section`` says what each means); with
+    "masked sampling" only the ``step`` calls are timed.
+    """
     env = gym.make(env_id, **kwargs)
     env.action_space.seed(0)
     fixed = env.action_space.sample()
     env.reset(seed=0)
-    steps, start = 0, time.perf_counter()
+
+    def action() -> Any:
+        if action_kind == "sampled":
+            return env.action_space.sample()
+        if action_kind == "masked sampling":
+            return env.action_space.sample(mask=env.unwrapped.action_masks())
+        return trivial_action(env, fixed)
+
+    steps, drawing, start = 0, 0.0, time.perf_counter()
     deadline = start + seconds
     while True:
         for _ in range(256):
-            _, _, terminated, truncated, _ = env.step(trivial_action(env, fixed))
+            if action_kind == "masked sampling":  # the draw is not timed
+                began = time.perf_counter()
+                chosen = action()
+                drawing += time.perf_counter() - began
+            else:
+                chosen = action()
+            _, _, terminated, truncated, _ = env.step(chosen)
             if terminated or truncated:
                 env.reset()
         steps += 256
         if time.perf_counter() >= deadline:
-            return steps / (time.perf_counter() - start)
+            return steps / (time.perf_counter() - start - drawing)
 
 
 def env_section(seconds: float) -> dict[str, float]:
@@ -175,33 +194,62 @@ BATCHED_CASES: dict[str, tuple[str, dict[str, Any]]] = {
 """The native batched envs timed against their single env (same kwargs)."""
 
 
-def batched_section(seconds: float, num_envs: int) -> dict[str, float]:
-    """Aggregate steps/s of each native batched env (``vector_entry_point``) vs the single env, same kwargs.
+ACTION_KINDS: tuple[str, ...] = ("first valid", "sampled", "masked sampling")
+"""How ``batched_section`` chooses actions in masked discrete spaces (see there); other spaces use the first."""
 
-    Actions are trivial and valid, as in ``steps_per_second``: the first unmasked action of each copy
-    for masked spaces (bool argmax over ``action_masks()``), else a fixed 0.5 vector.
+
+def batched_section(seconds: float, num_envs: int) -> dict[str, dict[str, float]]:
+    """Steps/s of each native batched env (``vector_entry_point``) and of its single env (``gym.make``, same
+    kwargs), and their ratio, per kind of action (``ACTION_KINDS``):
+
+    - "first valid": the first unmasked action of each copy (bool argmax over ``action_masks()``), as in
+      ``steps_per_second``; a fixed 0.5 vector in Box spaces (the only kind timed there);
+    - "sampled": ``action_space.sample()``, so that many actions are masked and take the env's
+      ``invalid_action`` fallback (the default);
+    - "masked sampling": a uniformly drawn allowed action of each copy; drawing it costs more than a
+      step, so only the ``step`` calls are timed (single and batched alike).
     """
     results = {}
     for label, (env_id, kwargs) in BATCHED_CASES.items():
-        single = steps_per_second(env_id, seconds, **kwargs)
         venv = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
-        masked = isinstance(venv.single_action_space, gym.spaces.Discrete)
-        fixed = None if masked else np.full(venv.action_space.shape, 0.5, dtype=venv.action_space.dtype)
-
-        def actions(venv: Any = venv, fixed: Any = fixed) -> Any:
-            return fixed if fixed is not None else venv.unwrapped.action_masks().view(np.bool_).argmax(axis=1)
-
-        venv.reset(seed=0)
-        for _ in range(3):
-            venv.step(actions())
-        steps, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            venv.step(actions())
-            steps += num_envs
-        results[f"{label}: single env (gym.make)"] = single
-        results[f"{label}: batched, B = {num_envs}"] = steps / (time.perf_counter() - start)
+        kinds = ACTION_KINDS if isinstance(venv.single_action_space, gym.spaces.Discrete) else ACTION_KINDS[:1]
+        for kind in kinds:
+            single = steps_per_second(env_id, seconds, action_kind=kind, **kwargs)
+            batched = _batched_rate(venv, seconds, kind)
+            results[f"{label}, {kind}"] = {"single": single, "batched": batched, "ratio": batched / single}
         venv.close()
     return results
+
+
+def _batched_rate(venv: Any, seconds: float, kind: str) -> float:
+    """Aggregate steps/s of ``venv`` over about ``seconds`` with actions of ``kind`` (``batched_section``)."""
+    masked = isinstance(venv.single_action_space, gym.spaces.Discrete)
+    fixed = None if masked else np.full(venv.action_space.shape, 0.5, dtype=venv.action_space.dtype)
+    rng = np.random.default_rng(0)
+    venv.action_space.seed(0)
+
+    def actions() -> Any:
+        if fixed is not None:
+            return fixed
+        if kind == "sampled":
+            return venv.action_space.sample()
+        masks = venv.unwrapped.action_masks().view(np.bool_)
+        if kind == "masked sampling":
+            return np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
+        return masks.argmax(axis=1)
+
+    venv.reset(seed=0)
+    for _ in range(3):
+        venv.step(actions())
+    steps, drawing, start = 0, 0.0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        began = time.perf_counter()
+        chosen = actions()
+        if kind == "masked sampling":  # the draw is not timed
+            drawing += time.perf_counter() - began
+        venv.step(chosen)
+        steps += venv.num_envs
+    return steps / (time.perf_counter() - start - drawing)
 
 
 TRAINING_CASES = {
@@ -314,8 +362,11 @@ def print_tables(report: dict[str, Any]) -> None:
     rows = [(label, f"{rate:,.0f}") for label, rate in report["fastpath_events_per_second"].items()]
     print(markdown_table(["fast path", "events/s"], rows))
     print()
-    rows = [(label, f"{rate:,.0f}") for label, rate in report["batched_steps_per_second"].items()]
-    print(markdown_table(["batched env", "steps/s"], rows))
+    rows = [
+        (label, f"{row['single']:,.0f}", f"{row['batched']:,.0f}", f"{row['ratio']:.1f}x")
+        for label, row in report["batched_steps_per_second"].items()
+    ]
+    print(markdown_table(["batched env, actions", "single env steps/s", "batched steps/s", "ratio"], rows))
     print()
     rows = [
         (

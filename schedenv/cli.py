@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from importlib import metadata
 
 import baselines
-import schedenv
 from agents.cli import add_train_parser, evaluate_agent
+from schedenv import family
 from schedenv.comparison import (
     check_env_id,
     check_metric,
@@ -45,10 +45,11 @@ def package_version() -> str:
 
 
 def _list(_: argparse.Namespace) -> int:
-    for env_id in schedenv.ENV_IDS:
-        reference = baselines.reference(env_id)
-        names = ", ".join(f"{n}*" if n == reference else n for n in baselines.available(env_id))
-        print(f"{env_id}\n  baselines (* = paper policy): {names}")
+    for entry in family.families():
+        reference = entry.paper_policy
+        names = ", ".join(f"{n}*" if n == reference else n for n in baselines.available(entry.env_id))
+        print(f"{entry.env_id}\n  baselines (* = paper policy): {names}")
+        print(f"  family {entry.name}: {entry.paper}; objective {entry.objective_metric}")
     print("leaderboard suites:", ", ".join(f"{name} ({len(suite(name))} scenarios)" for name in SUITES))
     print("reproductions:", ", ".join(available_figures()) if REPRODUCE_DIR.is_dir() else "in a source checkout only")
     return 0

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 import gymnasium as gym
 
 import baselines
-import schedenv
+from schedenv import family
 from schedenv.evaluation import EvaluationResult
 from schedenv.fastpath import evaluate_fast
 from schedenv.validation import check_int, suggest
@@ -99,9 +99,8 @@ def parse_env_kwargs(text: str | None) -> dict[str, Any]:
 def check_env_id(env_id: str) -> str:
     """``env_id`` if registered, else exit naming the near matches."""
     if env_id not in gym.registry:
-        raise SystemExit(
-            f"unknown env id {env_id!r}{suggest(env_id, schedenv.ENV_IDS)}; known: {list(schedenv.ENV_IDS)}"
-        )
+        known = [entry.env_id for entry in family.families()]
+        raise SystemExit(f"unknown env id {env_id!r}{suggest(env_id, known)}; known: {known}")
     return env_id
 
 

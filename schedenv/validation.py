@@ -239,6 +239,25 @@ def check_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None = 
     return int(value)
 
 
+def is_seed(value: Any) -> bool:
+    """An integer >= 0 (Python or NumPy; not a boolean), as ``np.random.default_rng`` takes."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and bool(value >= 0)
+
+
+def check_seed(seed: Any) -> int | None:
+    """``seed`` for ``reset`` as a Python integer (or None), refusing what :func:`is_seed` refuses.
+
+    Every single env checks its seed here, so that it accepts exactly the seeds a native batched env
+    accepts for one copy (NumPy integers included, booleans refused) and refuses the others with a
+    ValueError naming ``seed`` (docs/envs/index.md), not Gymnasium's own error class.
+    """
+    if seed is None:
+        return None
+    if not is_seed(seed):
+        raise ValueError(f"seed={seed!r} is not allowed; give an integer >= 0 or None")
+    return int(seed)
+
+
 def as_real_array(name: str, values: Any, *, allow_bool: bool = False) -> np.ndarray:
     """``values`` as a float64 array, refusing what is not an array of real numbers.
 

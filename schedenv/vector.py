@@ -39,7 +39,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from schedenv.validation import as_real_array, check_choice, check_int
+from schedenv.validation import as_real_array, check_choice, check_int, is_seed
 
 Env = TypeVar("Env", bound=gym.Env)
 
@@ -263,13 +263,13 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
                 )
         if seed is None:
             seeds: list[int | None] = [None] * n
-        elif isinstance(seed, (int, np.integer)) and _is_seed(seed):
+        elif isinstance(seed, (int, np.integer)) and is_seed(seed):
             seeds = [int(seed) + i for i in range(n)]
         elif isinstance(seed, (list, tuple, np.ndarray)):
             seeds = list(seed)
             if len(seeds) != n:
                 raise ValueError(f"seed has {len(seeds)} entries; expected num_envs={n}")
-            bad = [s for s in seeds if s is not None and not _is_seed(s)]
+            bad = [s for s in seeds if s is not None and not is_seed(s)]
             if bad:
                 raise ValueError(f"seed={seed!r} is not allowed: entry {bad[0]!r} is not an integer >= 0 or None")
             seeds = [None if s is None else int(s) for s in seeds]  # Gymnasium's seeding takes Python integers
@@ -290,8 +290,3 @@ def _only_copies(info: dict[str, Any], rows: np.ndarray) -> dict[str, Any]:
         gathered[key][rows] = value[rows]
         gathered[f"_{key}"] = rows.copy()
     return gathered
-
-
-def _is_seed(value: Any) -> bool:
-    """An integer >= 0 (Python or NumPy; not a boolean), as ``np.random.default_rng`` takes."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and bool(value >= 0)

@@ -1,4 +1,4 @@
-"""The README's "Architecture": a policy added the documented way, and every module placed in a layer."""
+"""The architecture page (docs/architecture.md): a policy added the documented way, and every module in a layer."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class LargestRemainingFirst(MalleablePolicy):
 
 @pytest.fixture
 def lrpt_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """README "How to add a policy", step 2: one entry in the family module's ``POLICIES``."""
+    """docs/architecture.md "How to add a policy", step 2: one entry in the family module's ``POLICIES``."""
     monkeypatch.setitem(malleable.POLICIES, "lrpt", LargestRemainingFirst)
 
 

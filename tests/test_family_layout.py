@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-FAMILIES = ("malleable", "dispatch", "multiserver", "moldable")
+from schedenv import family
+
+FAMILIES = tuple(f.name for f in family.BUILTIN)
 COMMON = ("sim", "workload", "kernel", "metrics", "fast", "env", "vector", "render")
 """Files of every family; ``core.py`` (``ReferenceCore``) too, but multiserver's reference is in its tests."""
 ROOT = Path(__file__).resolve().parents[1] / "schedenv"

@@ -24,11 +24,14 @@ import rl_versus_paper
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 
 
-def published_budget(name: str) -> int:
-    """The training steps per run of the committed result of preset ``name`` (its JSON, else its page)."""
+def published_budget(name: str) -> int | None:
+    """The training steps per run of the committed result of preset ``name`` (its JSON, else its page; None
+    when the preset has no result yet)."""
     data = RESULTS / f"rl_{name}.json"
     if data.is_file():
         return load_results(data).timesteps
+    if not (RESULTS / f"rl_{name}.md").is_file():
+        return None
     found = re.search(r"([0-9,]+) training steps per run", (RESULTS / f"rl_{name}.md").read_text())
     assert found, f"rl_{name}.md does not state its training steps"
     return int(found.group(1).replace(",", ""))
@@ -38,9 +41,10 @@ def published_budget(name: str) -> int:
 def test_each_preset_trains_its_configs_own_timesteps_those_of_its_published_result(name: str) -> None:
     preset = rl_versus_paper.PRESETS[name]
     written = yaml.safe_load(preset.path.read_text())["timesteps"]  # in the file, not the TrainConfig default
-    assert written == preset.timesteps == published_budget(name)
+    assert written == preset.timesteps
+    assert published_budget(name) in (None, written)
     assert resolve_config(preset.path, {"timesteps": 5}).timesteps == 5
-    assert len(preset.elsewhere) == 2 and all(change for change in preset.elsewhere)
+    assert len(preset.elsewhere) >= 2 and all(change for change in preset.elsewhere)
 
 
 def test_schedenv_train_uses_the_configs_timesteps_unless_given(

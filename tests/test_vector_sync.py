@@ -22,6 +22,18 @@ from schedenv.vector import NativeVectorEnv
 SMALL_MULTISERVER: dict[str, Any] = {"n_arrivals": 6, "n_servers": 4, "max_jobs": 4, "server_needs": [1.0, 2.0, 4.0]}
 CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "Malleable": ("schedenv/Malleable-v0", {"mode": "online", "n_arrivals": 6, "max_jobs": 3}),
+    "Malleable-ranges-residual": (
+        "schedenv/Malleable-v0",
+        {
+            "mode": "online",
+            "n_arrivals": 6,
+            "max_jobs": 3,
+            "load_range": (0.4, 0.9),
+            "p_range": (0.3, 0.8),
+            "observe_params": True,
+            "action_mode": "residual",
+        },
+    ),
     "Dispatch": ("schedenv/Dispatch-v0", {"n_arrivals": 6, "n_hosts": 2, "max_jobs": 2}),
     "MultiserverJob": ("schedenv/MultiserverJob-v0", SMALL_MULTISERVER),
     "MultiserverJob-select": ("schedenv/MultiserverJob-v0", {**SMALL_MULTISERVER, "action_mode": "select"}),

@@ -27,10 +27,10 @@ from schedenv.moldable.kernel import (
     Q_JOB,
     Q_N_MIN,
     Q_REQUESTED,
-    Q_RUNTIME,
     R_END,
     R_PROCS,
     TIME,
+    runtime,
 )
 
 HRF, RIGID = 0, 1
@@ -56,7 +56,7 @@ def initial_policy_state() -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _hrf_turn(ints, queue, alpha, threshold, turn, turn_of, count_of, revenue):
+def _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, revenue):
     """Algorithm 1 over every queued job (``baselines.moldable.hrf_allocation``); counts go to ``count_of``."""
     m, q = ints[N_PROCS], ints[N_QUEUED]
     extra = np.int64(math.floor(alpha * m + 1e-9))
@@ -66,7 +66,7 @@ def _hrf_turn(ints, queue, alpha, threshold, turn, turn_of, count_of, revenue):
         x = np.int64(queue[i, Q_N_MIN])
         turn_of[job], count_of[job] = turn, x
         extra -= x
-        revenue[i] = _revenue(queue, i, x, cap)
+        revenue[i] = _revenue(queue, tables, i, x, cap)
     while extra > 0:
         best = -1
         for i in range(q):
@@ -77,19 +77,24 @@ def _hrf_turn(ints, queue, alpha, threshold, turn, turn_of, count_of, revenue):
         job = np.int64(queue[best, Q_JOB])
         count_of[job] += 1
         extra -= 1
-        revenue[best] = _revenue(queue, best, count_of[job], cap)
+        revenue[best] = _revenue(queue, tables, best, count_of[job], cap)
 
 
 @numba.njit(cache=True)
-def _revenue(queue, i, x, cap):
+def _revenue(queue, tables, i, x, cap):
     """RP(x) = T(x) - T(x + 1) (HRF §4.2); -inf at the cap or when x + 1 is not allowed."""
-    if x >= cap or not queue[i, Q_RUNTIME + x] < np.inf:
+    if x >= cap:
         return -np.inf
-    return queue[i, Q_RUNTIME + x - 1] - queue[i, Q_RUNTIME + x]
+    following = runtime(queue[i], x + 1, tables)
+    if not following < np.inf:
+        return -np.inf
+    return runtime(queue[i], x, tables) - following
 
 
 @numba.njit(cache=True)
-def decide(scheme, easy, alpha, threshold, ints, floats, queue, running, policy, turn_of, count_of, revenue, counts):
+def decide(
+    scheme, easy, alpha, threshold, ints, floats, queue, running, tables, policy, turn_of, count_of, revenue, counts
+):
     """The env action of ``MoldablePolicy.act`` for the current state."""
     m, now, free = ints[N_PROCS], floats[TIME], ints[FREE]
     w = min(ints[N_QUEUED], ints[MAX_JOBS])
@@ -101,7 +106,7 @@ def decide(scheme, easy, alpha, threshold, ints, floats, queue, running, policy,
         if fresh:
             turn += 1
             policy[P_TURN_TIME], policy[P_TURN] = now, turn
-            _hrf_turn(ints, queue, alpha, threshold, turn, turn_of, count_of, revenue)
+            _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, revenue)
         for i in range(w):
             counts[i] = count_of[np.int64(queue[i, Q_JOB])]
     else:
@@ -133,6 +138,6 @@ def decide(scheme, easy, alpha, threshold, ints, floats, queue, running, policy,
             procs = counts[slot]
             if procs > free:
                 continue
-            if now + queue[slot, Q_RUNTIME + procs - 1] <= shadow or procs <= spare:
+            if now + runtime(queue[slot], procs, tables) <= shadow or procs <= spare:
                 return slot * m + procs - 1
     return ints[MAX_JOBS] * m

@@ -134,7 +134,8 @@ class ReferenceCore:
         """The flat float32 observation (a fresh array)."""
         return self._observation.copy()
 
-    def view(self) -> StateView:
+    @property
+    def state(self) -> StateView:
         return self.sim.view()
 
     def pending_view(self) -> PendingJob | None:

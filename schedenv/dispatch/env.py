@@ -39,6 +39,7 @@ from schedenv.validation import (
     check_int,
     check_nonnegative,
     check_positive,
+    check_seed,
     check_stream_horizon,
     refuse_ignored,
     reject_unknown_kwargs,
@@ -314,7 +315,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._reference.start(seed, self.np_random)
         if self.jobs is not None:
             arrivals, sizes = self.jobs
@@ -365,7 +366,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     @property
     def state(self) -> StateView:
         """A read-only snapshot of hosts, queues and the pending job (see ``StateView``)."""
-        return self._require_core().view()
+        return self._require_core().state
 
     @property
     def pending_job(self) -> PendingJob:
@@ -461,16 +462,17 @@ def _size_class_bounds(size_dist: Distribution, jobs: tuple[np.ndarray, np.ndarr
         high = 10.0 * size_dist.mean
         while float(size_dist.cdf(high)) < SIZE_CLASS_QUANTILES[-1]:
             high *= 10.0
+    log_low, log_high = math.log(low), math.log(high)
+
+    def below(v: float, q: float) -> float:  # the bracket's ends exactly: exp(log(x)) may round below an atom x
+        return float(size_dist.cdf(low if v <= log_low else high if v >= log_high else math.exp(v))) - q
+
     bounds = []
     for q in SIZE_CLASS_QUANTILES:
         if float(size_dist.cdf(low)) >= q:
             bounds.append(low)
             continue
-        bounds.append(
-            float(
-                np.exp(optimize.brentq(lambda v, q=q: float(size_dist.cdf(np.exp(v))) - q, np.log(low), np.log(high)))
-            )
-        )
+        bounds.append(float(np.exp(optimize.brentq(below, log_low, log_high, args=(q,)))))
     return tuple(bounds)
 
 

@@ -117,7 +117,8 @@ class FastCore:
         """The flat float32 observation (a fresh array)."""
         return self._obs[0].copy()
 
-    def view(self) -> StateView:
+    @property
+    def state(self) -> StateView:
         """``DispatchSim.view`` from the arrays (same values and dtypes)."""
         _, ji, hf, hi, qs, si, _, _ = self._state.views(0)
         n_hosts, now = self.params.n_hosts, self.time

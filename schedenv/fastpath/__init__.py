@@ -2,8 +2,13 @@
 
 For long evaluations (the papers simulate up to 10^7 arrivals per point) a baseline can run in one
 numba loop that fuses its decision rule (``baselines.kernels``) with the family's event step: one
-module per family here (``malleable``, ``dispatch``, ``moldable``, and ``multiserver`` with its own
-``run_fast(env, policy, seed)``), a layer above the baselines and the families they join.
+module per family here, a layer above the baselines and the families they join, found through the
+family registry (``Family.fast_path`` in ``schedenv.family``; a family without one is evaluated by
+``evaluate``). Each module has ``supports(agent, env_kwargs)``, ``run(env, agent, seed, **options)``
+returning a ``FastRun`` and ``OPTIONS``, the options of ``run_fast`` it takes. The multiserver module
+is not such an entry: its ``run_fast(env, policy, seed)`` serves every job present, outside the env's
+window, so its numbers are the paper's policy rather than ``evaluate``'s, and it returns its own
+``FastResult`` (completion times and totals, no return or step count; docs/families.md).
 ``supports`` says whether a (env id, policy, configuration) has such a path; ``run_fast`` runs one
 episode of it and returns the env's ``episode_metrics`` (streamed, so memory stays flat) and, on
 request, per-job completion times, which equal those of ``schedenv.evaluation.evaluate`` on the
@@ -16,7 +21,8 @@ True
 >>> run.metrics["n_completed"]
 2000.0
 
-Covered: Malleable-v0 with s(k) = k^p (either ``allocation`` mode, no ``p_range``) for hesrpt, a-hesrpt,
+Covered: Malleable-v0 with s(k) = k^p (either ``allocation`` mode; no ``p_range``, ``load_range`` or
+``action_mode`` other than "weights") for hesrpt, a-hesrpt,
 equi, srpt, rs, hell, hell-waterfill and knee;
 Dispatch-v0 for central-queue, random, round-robin, shortest-queue, least-work-remaining and sita-e
 (these two with ``size_known=True``), tags-slowdown, tags-waiting and tags-fair;
@@ -26,24 +32,15 @@ Moldable-v0 (every configuration) for hrf-fcfs, hrf-easy, rigid-fcfs and rigid-e
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import ModuleType
 from typing import Any
 
 import gymnasium as gym
 
 import baselines
-from baselines.kernels import dispatch as dispatch_kernels
-from baselines.kernels import malleable as malleable_kernels
-from baselines.kernels import moldable as moldable_kernels
+from schedenv import family
 from schedenv.evaluation import EvaluationResult, evaluate
-from schedenv.fastpath import dispatch as dispatch_fastpath
-from schedenv.fastpath import malleable as malleable_fastpath
-from schedenv.fastpath import moldable as moldable_fastpath
 from schedenv.fastpath.result import DEFAULT_CHUNK, FastRun
-from schedenv.workloads import Power
-
-MALLEABLE = "schedenv/Malleable-v0"
-DISPATCH = "schedenv/Dispatch-v0"
-MOLDABLE = "schedenv/Moldable-v0"
 
 
 def _policy_object(policy: Any) -> Any:
@@ -52,25 +49,25 @@ def _policy_object(policy: Any) -> Any:
     return policy
 
 
+def _fast_module(env_id: str) -> ModuleType | None:
+    """The fast-path module of ``env_id``'s family (``Family.fast_path``), or None."""
+    try:
+        path = family.of_env(env_id).fast_path
+    except ValueError:
+        return None
+    return None if path is None else family.resolve(path)
+
+
 def supports(env_id: str, policy: Any, **env_kwargs: Any) -> bool:
     """True when ``policy`` (a baseline name or object) has a compiled path on this env configuration."""
-    if env_id not in (MALLEABLE, DISPATCH, MOLDABLE):
+    module = _fast_module(env_id)
+    if module is None:
         return False
     try:
         agent = _policy_object(policy)
     except ValueError:
         return False
-    if env_id == MOLDABLE:
-        return moldable_kernels.policy_code(agent) is not None
-    if env_id == DISPATCH:
-        code = dispatch_kernels.policy_code(agent)
-        return code is not None and (code not in dispatch_kernels.SIZE_AWARE or bool(env_kwargs.get("size_known")))
-    if malleable_kernels.policy_code(agent) is None:
-        return False
-    if env_kwargs.get("p_range") is not None:
-        return False  # the compiled loop has one p per run
-    speedup = env_kwargs.get("speedup", 0.5)
-    return isinstance(speedup, int | float | Power)
+    return bool(module.supports(agent, env_kwargs))
 
 
 def run_fast(
@@ -87,10 +84,11 @@ def run_fast(
 
     ``emulate_env``: apply decisions exactly as the env would (its window and action encoding), so
     results equal ``evaluate``'s; False applies the policy's own decisions (the paper's policy).
-    Dispatch-v0 applies a policy's action exactly, so there it changes nothing.
     ``chunk``: jobs drawn at a time; runs of at most ``chunk`` arrivals use the env's exact job
     stream, longer ones a streamed draw with flat memory. ``keep_completions``: keep per-job
-    completion times (``FastRun.completion``, ``FastRun.records()``).
+    completion times (``FastRun.completion``, ``FastRun.records()``). A family's fast path takes
+    the options that apply to it (its ``OPTIONS``): Dispatch-v0 applies a policy's action exactly
+    (no ``emulate_env``), Moldable-v0 runs the env's exact job set (neither ``emulate_env`` nor ``chunk``).
     """
     if not supports(env_id, policy, **env_kwargs):
         raise ValueError(
@@ -99,24 +97,13 @@ def run_fast(
         )
     if chunk < 1:
         raise ValueError(f"chunk={chunk!r} is not allowed; it must be a positive number of jobs")
+    module = _fast_module(env_id)
+    assert module is not None  # supports() said so
+    given = {"emulate_env": emulate_env, "chunk": chunk, "keep_completions": keep_completions}
+    options = {name: value for name, value in given.items() if name in module.OPTIONS}
     env = gym.make(env_id, **env_kwargs)
-    run: FastRun
     try:
-        if env_id == MOLDABLE:  # the env's exact job set and decisions; ``chunk`` does not apply
-            run = moldable_fastpath.run(env.unwrapped, _policy_object(policy), seed, keep_completions=keep_completions)
-        elif env_id == DISPATCH:
-            run = dispatch_fastpath.run(
-                env.unwrapped, _policy_object(policy), seed, chunk=chunk, keep_completions=keep_completions
-            )
-        else:
-            run = malleable_fastpath.run(
-                env.unwrapped,
-                _policy_object(policy),
-                seed,
-                emulate_env=emulate_env,
-                chunk=chunk,
-                keep_completions=keep_completions,
-            )
+        run: FastRun = module.run(env.unwrapped, _policy_object(policy), seed, **options)
     finally:
         env.close()
     run.episode_return *= env.get_wrapper_attr("reward_scale")  # as the env's rewards (docs/envs/index.md)

@@ -26,7 +26,7 @@ import numba
 import numpy as np
 from gymnasium.utils import seeding
 
-from baselines.kernels.dispatch import LEAST_WORK, RANDOM, SITA_E, TAGS, decide, policy_code
+from baselines.kernels.dispatch import LEAST_WORK, RANDOM, SITA_E, SIZE_AWARE, TAGS, decide, policy_code
 from schedenv.dispatch.kernel import (
     ACCRUED,
     CHUNK_END,
@@ -134,6 +134,16 @@ def _policy_arrays(code: int, policy: Any, inner: Any) -> tuple[np.ndarray, np.n
     elif code == TAGS:
         tags_limits = np.asarray(policy.limit_indices, dtype=np.int64)
     return cutoffs, tags_limits
+
+
+OPTIONS = frozenset({"chunk", "keep_completions"})
+"""The options of ``schedenv.fastpath.run_fast`` that ``run`` takes (actions apply exactly: no ``emulate_env``)."""
+
+
+def supports(agent: Any, env_kwargs: dict[str, Any]) -> bool:
+    """True when the baseline object ``agent`` has a compiled path on ``Dispatch-v0(**env_kwargs)``."""
+    code = policy_code(agent)
+    return code is not None and (code not in SIZE_AWARE or bool(env_kwargs.get("size_known")))
 
 
 def run(inner: Any, policy: Any, seed: int, *, chunk: int = DEFAULT_CHUNK, keep_completions: bool = False) -> FastRun:

@@ -180,6 +180,21 @@ def _max_ties(arrival_times: np.ndarray) -> int:
     return int(np.diff(bounds).max())
 
 
+OPTIONS = frozenset({"emulate_env", "chunk", "keep_completions"})
+"""The options of ``schedenv.fastpath.run_fast`` that ``run`` takes."""
+
+
+def supports(agent: Any, env_kwargs: dict[str, Any]) -> bool:
+    """True when the baseline object ``agent`` has a compiled path on ``Malleable-v0(**env_kwargs)``."""
+    if policy_code(agent) is None:
+        return False
+    if env_kwargs.get("p_range") is not None or env_kwargs.get("load_range") is not None:
+        return False  # the compiled loop has one p and one load per run
+    if env_kwargs.get("action_mode", "weights") != "weights":
+        return False  # it emulates the "weights" encoding; the other modes' nearest actions go through the env
+    return isinstance(env_kwargs.get("speedup", 0.5), int | float | Power)
+
+
 def run(
     inner: Any,
     policy: Any,

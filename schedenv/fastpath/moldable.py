@@ -55,7 +55,20 @@ def _episode(
     bigger queue, account for it, call again)."""
     while not is_done(ints):
         action = decide(
-            scheme, easy, alpha, threshold, ints, floats, queue, running, policy, turn_of, count_of, revenue, counts
+            scheme,
+            easy,
+            alpha,
+            threshold,
+            ints,
+            floats,
+            queue,
+            running,
+            tables,
+            policy,
+            turn_of,
+            count_of,
+            revenue,
+            counts,
         )
         status = step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, mask)
         if status != OK:  # INVALID, or NEED_QUEUE: the decision is applied, arrivals wait for a bigger queue
@@ -89,6 +102,15 @@ class MoldableFastRun(FastRun):
         if self.completion is None:
             raise ValueError("records need a run with keep_completions=True")
         return sorted(self.job_records, key=lambda record: record.job_id)
+
+
+OPTIONS = frozenset({"keep_completions"})
+"""The options of ``schedenv.fastpath.run_fast`` that ``run`` takes (the env's exact job set and decisions)."""
+
+
+def supports(agent: Any, env_kwargs: dict[str, Any]) -> bool:
+    """True when the baseline object ``agent`` has a compiled path on ``Moldable-v0`` (every configuration)."""
+    return policy_code(agent) is not None
 
 
 def run(inner: Any, policy: Any, seed: int, *, keep_completions: bool = False) -> MoldableFastRun:

@@ -35,7 +35,11 @@ class ServiceSetPolicy(Protocol):
 
 @dataclass
 class FastResult:
-    """One fast-path episode: per-job completion times (stream order) and the totals."""
+    """One fast-path episode: per-job completion times (stream order) and the totals.
+
+    Not a ``FastRun``: this path serves every job present, outside the env's window, so it has no
+    decision count or return to report and its numbers are not ``evaluate``'s (docs/families.md).
+    """
 
     params: MultiserverParams
     completion: np.ndarray

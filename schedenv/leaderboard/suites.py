@@ -9,17 +9,21 @@ server counts, traces):
 - ``paper``: the papers' settings (figure by figure), at the arrival counts stated per family
   (the papers' 10^7 arrivals per point are out of reach of the plain Gymnasium loop).
 
-A family takes part only when its env id is registered (``schedenv.ENV_IDS``) and its baselines
-are importable, so a suite grows as families land. Scenario kwargs use the families' documented
-argument names; distributions are specs for ``schedenv.workloads.from_spec``.
+The families are those of the registry (``schedenv.family``) that name scenarios
+(``Family.scenarios``, the functions below for the built-in ones); a family takes part only when
+its env id is registered and its baselines are importable, so a suite grows as families land.
+Scenario kwargs use the families' documented argument names; distributions are specs for
+``schedenv.workloads.from_spec``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-import schedenv
+import gymnasium as gym
+
+from schedenv import family
 from schedenv.dispatch.preset import (
     BENCHMARK_ALPHA,
     BENCHMARK_HORIZON,
@@ -33,10 +37,10 @@ from schedenv.validation import check_choice
 SUITES: tuple[str, ...] = ("quick", "standard", "paper")
 """The suite names of ``schedenv leaderboard --suite``."""
 
-MALLEABLE = "schedenv/Malleable-v0"
-DISPATCH = "schedenv/Dispatch-v0"
-MULTISERVER = "schedenv/MultiserverJob-v0"
-MOLDABLE = "schedenv/Moldable-v0"
+MALLEABLE = family.get("malleable").env_id
+DISPATCH = family.get("dispatch").env_id
+MULTISERVER = family.get("multiserver").env_id
+MOLDABLE = family.get("moldable").env_id
 
 
 def _pareto(alpha: float) -> dict[str, Any]:
@@ -336,13 +340,26 @@ def moldable(suite: str) -> list[Scenario]:
     return [_moldable(interval, n_jobs, n_seeds) for interval in (2000.0, 1000.0, 600.0)]
 
 
-FAMILIES: Mapping[str, tuple[str, Callable[[str], list[Scenario]]]] = {
-    "malleable": (MALLEABLE, malleable),
-    "dispatch": (DISPATCH, dispatch),
-    "multiserver": (MULTISERVER, multiserver),
-    "moldable": (MOLDABLE, moldable),
-}
-"""Family name -> (env id, scenarios of a suite)."""
+class _RegisteredFamilies(Mapping[str, tuple[str, Callable[[str], list[Scenario]]]]):
+    """Family name -> (env id, scenarios of a suite), read from the family registry on every access."""
+
+    def _entries(self) -> dict[str, family.Family]:
+        return {f.name: f for f in family.families() if f.scenarios is not None}
+
+    def __getitem__(self, name: str) -> tuple[str, Callable[[str], list[Scenario]]]:
+        entry = self._entries()[name]
+        assert entry.scenarios is not None  # _entries keeps only families with scenarios
+        return entry.env_id, family.resolve(entry.scenarios)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries())
+
+    def __len__(self) -> int:
+        return len(self._entries())
+
+
+FAMILIES: Mapping[str, tuple[str, Callable[[str], list[Scenario]]]] = _RegisteredFamilies()
+"""Family name -> (env id, scenarios of a suite), for every registered family with scenarios (``Family.scenarios``)."""
 
 
 def available_families() -> list[str]:
@@ -350,14 +367,14 @@ def available_families() -> list[str]:
     import baselines
 
     found = []
-    for family, (env_id, _) in FAMILIES.items():
-        if env_id not in schedenv.ENV_IDS:
+    for name, (env_id, _) in FAMILIES.items():
+        if env_id not in gym.registry:
             continue
         try:
             baselines.reference(env_id)
         except ValueError:
             continue
-        found.append(family)
+        found.append(name)
     return found
 
 
@@ -365,6 +382,6 @@ def suite(name: str, families: Iterable[str] | None = None) -> list[Scenario]:
     """The scenarios of suite ``name`` for ``families`` (default: every available family)."""
     check_choice("suite", name, SUITES)
     chosen = available_families() if families is None else list(families)
-    for family in chosen:
-        check_choice("family", family, tuple(FAMILIES))
-    return [scenario for family in chosen for scenario in FAMILIES[family][1](name)]
+    for family_name in chosen:
+        check_choice("family", family_name, tuple(FAMILIES))
+    return [scenario for family_name in chosen for scenario in FAMILIES[family_name][1](name)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -16,6 +17,7 @@ import numpy as np
 from gymnasium import spaces
 
 from schedenv.analysis.hesrpt import Weights, hesrpt_weighted_flow_time
+from schedenv.deprecation import warn_deprecated
 from schedenv.display import RENDER_MODES, RENDER_WINDOW, HumanDisplay, check_render_mode, rendered
 from schedenv.malleable.core import (
     ACTION_MODES,
@@ -45,6 +47,7 @@ from schedenv.validation import (
     check_positive,
     check_probability,
     check_scale,
+    check_seed,
     check_stream_horizon,
     refuse_ignored,
     reject_unknown_kwargs,
@@ -124,8 +127,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     |------------------|---------------------------------------------------------------|-----|-----|
     | 3K + 3           | speedup exponent p of s(k) = k^p (the episode's, with         | 0   | 1   |
     |                  | ``p_range``); other speedups: elasticity N s'(N) / s(N)       |     |     |
-    | 3K + 4           | load rho (online with Poisson arrivals; 0 offline or with     | 0   | inf |
-    |                  | explicit ``jobs``)                                            |     |     |
+    | 3K + 4           | load rho (online with Poisson arrivals, the episode's with    | 0   | inf |
+    |                  | ``load_range``; 0 offline or with explicit ``jobs``)          |     |     |
     | 3K + 5           | objective: 1 slowdown, 0 flow time                            | 0   | 1   |
     | 3K + 6           | log10(1 + N) / 6 (1 at a million servers)                     | 0   | inf |
 
@@ -143,8 +146,9 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     while ``episode_metrics`` are never scaled.
 
     ## Starting State
-    With ``p_range`` the episode's p is drawn first from the reset's generator (then the workload,
-    whose online arrival rate depends on s(N) = N^p); every contender sees the same p for a seed.
+    With ``p_range`` the episode's p is drawn first from the reset's generator, then with
+    ``load_range`` the episode's load, then the workload (whose online arrival rate depends on the
+    load and on s(N) = N^p); every contender sees the same p and load for a seed.
     Offline: the jobs of ``jobs``, or ``n_jobs`` sizes drawn from ``size_dist``, all at t = 0.
     Online: ``n_arrivals`` Poisson arrivals at rate lambda = load * s(N) / E[X] (so load is
     rho = lambda E[X] / s(N), the work brought per unit time relative to one job's full rate);
@@ -187,6 +191,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     | observe_params | False             | append p, load, objective, log N (see Observation Space)               |
     | p_range        | None              | (lo, hi): p ~ U[lo, hi) drawn at every reset; replaces ``speedup``'s p |
     | action_mode    | "weights"         | "weights", "log" or "residual" (see Action Space)                      |
+    | load_range     | None              | (lo, hi): online load ~ U[lo, hi) drawn at every reset; replaces load  |
     | reference      | None              | a baseline name: its metrics on the same episode (Information)         |
     | reward_scale   | 1.0               | rewards x this number > 0, or "auto" (see Rewards)                     |
 
@@ -225,6 +230,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         observe_params: bool = False,
         p_range: tuple[float, float] | None = None,
         action_mode: str = "weights",
+        load_range: tuple[float, float] | None = None,
         reference: str | None = None,
         reward_scale: float | str = 1.0,
     ) -> None:
@@ -258,6 +264,15 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
                 warnings.warn(
                     f"p_range={p_range!r} changes p every episode but observe_params=False hides it from the agent; "
                     "pass observe_params=True so that a policy can adapt to p",
+                    stacklevel=2,
+                )
+        self.load_range = _check_load_range(load_range, self.mode, self.jobs is not None)
+        if self.load_range is not None:
+            self.load = self.load_range[1]  # the largest load: the strictest stability check below
+            if not self.observe_params:
+                warnings.warn(
+                    f"load_range={load_range!r} changes the load every episode but observe_params=False hides it "
+                    "from the agent; pass observe_params=True so that a policy can adapt to the load",
                     stacklevel=2,
                 )
         self.arrival_process: PoissonArrivals | None = None
@@ -314,14 +329,14 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._reference.start(seed, self.np_random)
         arrival_times, sizes = self._draw_episode()
         self._params = MalleableParams(self.n_servers, self.speedup, self.objective, arrival_times, sizes)
         # The compiled core covers s(k) = k^p; other speedups run on the reference simulator.
         core_class = FastCore if isinstance(self.speedup, Power) else ReferenceCore
         self._core = core_class(self._params, self.max_jobs, self.scale, self.allocation)
-        self._params_observed = self.scenario_features() if self.observe_params else None
+        self._params_observed = self.scenario_params if self.observe_params else None
         self._completed, self._epochs, self._overflow_epochs = CompletedJobs(), 0, 0
         self._history.clear()
         self._count_overflow()
@@ -431,7 +446,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         core = self._require_core()
         return allocation(check_action(self._weights(action), self.max_jobs), core.window, core.n_jobs, self.allocation)
 
-    def scenario_features(self) -> np.ndarray:
+    @property
+    def scenario_params(self) -> np.ndarray:
         """The ``observe_params`` slots of the current episode (see Observation Space)."""
         if isinstance(self.speedup, Power):
             exponent = self.speedup.p
@@ -442,6 +458,11 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         load = self.load if self.arrival_process is not None else 0.0
         objective = 1.0 if self.objective == "slowdown" else 0.0
         return np.array([exponent, load, objective, math.log10(1.0 + self.n_servers) / 6.0], dtype=np.float32)
+
+    def scenario_features(self) -> np.ndarray:
+        """Deprecated: ``scenario_params`` (docs/glossary.md)."""
+        warn_deprecated("MalleableEnv.scenario_features()", "MalleableEnv.scenario_params")
+        return self.scenario_params
 
     # ----------------------------------------------------------------- internals
     def _weights(self, action: Any) -> Any:
@@ -464,12 +485,15 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         return np.concatenate([observation, self._params_observed])
 
     def _draw_episode(self) -> tuple[np.ndarray, np.ndarray]:
-        """Draw the episode from ``np_random``: p first (with ``p_range``), then the workload."""
+        """Draw the episode from ``np_random``: p (with ``p_range``), then the load (with ``load_range``),
+        then the workload."""
         if self.p_range is not None:
             self.speedup = Power(float(self.np_random.uniform(*self.p_range)))
-            if self.arrival_process is not None:  # lambda = load s(N) / E[X] follows p
-                rate_at_n = float(self.speedup(self.n_servers))
-                self.arrival_process = PoissonArrivals.for_load(self.load, self.size_dist.mean, rate_at_n)
+        if self.load_range is not None:
+            self.load = float(self.np_random.uniform(*self.load_range))
+        if self.arrival_process is not None and (self.p_range is not None or self.load_range is not None):
+            rate_at_n = float(self.speedup(self.n_servers))  # lambda = load s(N) / E[X] follows p and the load
+            self.arrival_process = PoissonArrivals.for_load(self.load, self.size_dist.mean, rate_at_n)
         return self._draw_workload()
 
     def _draw_workload(self) -> tuple[np.ndarray, np.ndarray]:
@@ -514,23 +538,42 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         return episode_metrics(self._completed, self._require_core().time, self._overflow_epochs, self._epochs)
 
 
+def _check_pair(name: str, value: Any, check: Callable[[str, float], float], allowed: str) -> tuple[float, float]:
+    """``value`` as (lo, hi) with lo <= hi, each end passing ``check`` (``allowed`` words the bounds)."""
+    try:
+        lo, hi = (float(end) for end in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} is not allowed; give a pair (lo, hi) with {allowed}") from None
+    check(f"{name}[0]", lo)
+    check(f"{name}[1]", hi)
+    if lo > hi:
+        raise ValueError(f"{name}={value!r} is not allowed; it needs lo <= hi")
+    return lo, hi
+
+
+def _check_load_range(load_range: Any, mode: str, explicit_jobs: bool) -> tuple[float, float] | None:
+    """``load_range`` as (lo, hi) with 0 < lo <= hi, for online Poisson arrivals only."""
+    if load_range is None:
+        return None
+    pair = _check_pair("load_range", load_range, check_positive, "0 < lo <= hi")
+    if mode != "online" or explicit_jobs:
+        raise ValueError(
+            f"load_range={load_range!r} draws the load of Poisson arrivals; "
+            "it needs mode='online' without explicit jobs"
+        )
+    return pair
+
+
 def _check_p_range(p_range: Any, speedup: Speedup) -> tuple[float, float] | None:
     """``p_range`` as (lo, hi) with 0 < lo <= hi <= 1, for a power speedup only."""
     if p_range is None:
         return None
-    try:
-        lo, hi = (float(value) for value in p_range)
-    except (TypeError, ValueError):
-        raise ValueError(f"p_range={p_range!r} is not allowed; give a pair (lo, hi) with 0 < lo <= hi <= 1") from None
-    check_probability("p_range[0]", lo)
-    check_probability("p_range[1]", hi)
-    if lo > hi:
-        raise ValueError(f"p_range={p_range!r} is not allowed; it needs lo <= hi")
+    pair = _check_pair("p_range", p_range, check_probability, "0 < lo <= hi <= 1")
     if not isinstance(speedup, Power):
         raise ValueError(
             f"p_range={p_range!r} draws p of s(k) = k^p, but speedup={speedup!r}; leave speedup as a number"
         )
-    return lo, hi
+    return pair
 
 
 def _check_action_mode(action_mode: Any, allocation_mode: str, speedup: Speedup) -> str:

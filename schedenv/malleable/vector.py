@@ -79,7 +79,7 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
         if mode == "weights":
             weights = self._real_actions(actions, self.max_jobs + 1, 0.0, 1.0, "weights")
         else:  # the single env's conversion, copy by copy (``core.weights_of_rows``)
-            values = self._real_actions(actions, self.max_jobs + 1, -1.0, 1.0, f"{mode} entries")
+            values = self._real_actions(actions, self.max_jobs + 1, -1.0, 1.0, "entries")
             ints, jobs = self._ints, self._jobs
             weights = weights_of_rows(
                 values, mode, jobs[:, REMAINING], jobs[:, WEIGHT], self._window, ints[:, 0], ints[:, 2], self._p
@@ -103,7 +103,7 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
             assert isinstance(speedup, Power)
             self._p[i], self._s_n[i] = speedup.p, float(speedup(template.n_servers))
             if template.observe_params:
-                self._obs[i, self._core_length :] = template.scenario_features()
+                self._obs[i, self._core_length :] = template.scenario_params
         reset_rows(
             rows.astype(np.int64), self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
             self._core_length, self._arrival_times, self._sizes, self._s_n, self._slowdown, float(template.scale),

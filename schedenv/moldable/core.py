@@ -1,7 +1,7 @@
 """Env cores of the moldable family: the translation between the env's actions and observations and
 the simulator of one episode.
 
-Two cores share one interface (``apply``, ``observation``, ``mask``, ``view`` and the counters the
+Two cores share one interface (``step``, ``observation``, ``mask``, ``state`` and the counters the
 env's ``info`` reports):
 
 - ``ReferenceCore`` (here): the pure simulator ``MoldableSim`` plus numpy translation; the
@@ -117,14 +117,15 @@ class ReferenceCore:
         return self.sim.state.total_objective
 
     # ----------------------------------------------------------------- steps
-    def apply(self, action: int) -> Outcome:
+    def step(self, action: int) -> Outcome:
         """Start or wait as the env's ``action`` says; ``ValueError`` (state unchanged) when it does not fit."""
         decision = decode_action(action, self.n_procs, self.max_jobs)
         outcome = self.sim.wait() if decision is None else self.sim.start(*decision)
         self._refresh_mask()
         return outcome
 
-    def view(self) -> MoldableView:
+    @property
+    def state(self) -> MoldableView:
         """A read-only snapshot of the state for baselines."""
         return view_of(self.sim)
 

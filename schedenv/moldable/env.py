@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from schedenv.deprecation import warn_deprecated
 from schedenv.display import RENDER_MODES, RENDER_WINDOW, HumanDisplay, check_render_mode, rendered
 from schedenv.moldable.core import (
     DEFAULT_MAX_RUNNING,
@@ -44,6 +45,7 @@ from schedenv.validation import (
     check_int,
     check_nonnegative,
     check_scale,
+    check_seed,
     refuse_ignored,
     reject_unknown_kwargs,
 )
@@ -310,7 +312,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         if self.generator is not None:
             self.generator.check_resolution(self.n_jobs, self.n_procs)
         self.slot_features, self.slots_start = SLOT_FEATURES, 0
-        self.params = scenario_params(self.n_procs, self.generator, self.fixed_jobs)
+        self.scenario_params = scenario_params(self.n_procs, self.generator, self.fixed_jobs)
         """The scenario parameters (float32; appended to the observation with ``observe_params``)."""
         self.observation_space = observation_space(self.max_jobs, self.max_running, self.observe_params)
         self._n_actions = self.max_jobs * self.n_procs + 1
@@ -332,7 +334,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._reference.start(seed, self.np_random)
         if self.fixed_jobs is not None:
             job_set = self.fixed_jobs
@@ -358,7 +360,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
                 what = "wait (nothing runs and no job is still to arrive)" if decision is None else f"start {decision}"
                 raise ValueError(f"action={action!r} ({what}) is masked: it does not fit the current state")
             chosen = fallback_action(chosen, core.mask, self.n_procs)
-        outcome = core.apply(chosen)
+        outcome = core.step(chosen)
         self._records.extend(outcome.completed)
         terminated = core.done
         if not terminated:
@@ -426,9 +428,15 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
+    def params(self) -> np.ndarray:
+        """Deprecated: ``scenario_params`` (docs/glossary.md)."""
+        warn_deprecated("MoldableEnv.params", "MoldableEnv.scenario_params")
+        return self.scenario_params
+
+    @property
     def state(self) -> MoldableView:
         """A read-only snapshot of the simulator state (queue in FCFS order, running jobs)."""
-        return self._require_core().view()
+        return self._require_core().state
 
     @property
     def job_set(self) -> MoldableJobSet:
@@ -479,7 +487,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
 
     def _observation(self) -> np.ndarray:
         observation = self._require_core().observation()
-        return np.concatenate((observation, self.params)) if self.observe_params else observation
+        return np.concatenate((observation, self.scenario_params)) if self.observe_params else observation
 
     def _count_epoch(self) -> None:
         self._epochs += 1

@@ -26,10 +26,10 @@ from schedenv.moldable.kernel import (
     N_RUNNING,
     NEED_QUEUE,
     NEXT_ARRIVAL,
+    Q_COLUMNS,
     Q_JOB,
     Q_N_MIN,
     Q_REQUESTED,
-    Q_RUNTIME,
     Q_SIZE,
     Q_SUBMIT,
     R_END,
@@ -40,6 +40,7 @@ from schedenv.moldable.kernel import (
     TOTAL_OBJECTIVE,
     arrival_arrays,
     initial_queue_rows,
+    runtime_rows,
     start_episode,
     step,
 )
@@ -60,7 +61,7 @@ class FastCore:
         self._ints = np.zeros(N_INTS, dtype=np.int64)
         self._floats = np.zeros(5)
         start_episode(self._ints, self._floats, max_jobs, m, n, max_running, time_scale, self._arrivals_f[0, A_TIME])
-        self._queue = np.zeros((initial_queue_rows(n), Q_RUNTIME + m))
+        self._queue = np.zeros((initial_queue_rows(n), Q_COLUMNS))
         self._running = np.zeros((m, 6))
         self._done = np.zeros((m, 6))  # enough: see the module docstring
         self._obs = np.zeros(obs_length(max_jobs, max_running), dtype=np.float32)
@@ -101,7 +102,7 @@ class FastCore:
         return float(self._floats[TOTAL_OBJECTIVE])
 
     # ----------------------------------------------------------------- steps
-    def apply(self, action: int) -> Outcome:
+    def step(self, action: int) -> Outcome:
         """Start or wait as the env's ``action`` says; ``ValueError`` (state unchanged) when it does not fit."""
         if not 0 <= action < self.mask.size or self._run(action) == INVALID:
             raise ValueError(f"action={action!r} does not fit the current state (see action_masks())")
@@ -135,7 +136,8 @@ class FastCore:
         """The flat observation of the env's Observation Space table (a fresh array)."""
         return self._obs.copy()
 
-    def view(self) -> MoldableView:
+    @property
+    def state(self) -> MoldableView:
         """A read-only snapshot of the state for baselines (the layout of ``sim.view_of``)."""
         c = self._counters
         queue, running = self._queue[: c[N_QUEUED]], self._running[: c[N_RUNNING]]
@@ -154,7 +156,7 @@ class FastCore:
             n_pending=c[N_JOBS] - c[NEXT_ARRIVAL],
             queue_job=frozen(queue[:, Q_JOB], np.int64),
             queue_submit=frozen(queue[:, Q_SUBMIT]),
-            queue_runtime=frozen(queue[:, Q_RUNTIME:]),
+            queue_runtime=frozen(runtime_rows(queue, self._tables, self.n_procs)),
             queue_size=frozen(queue[:, Q_SIZE]),
             queue_n_min=frozen(queue[:, Q_N_MIN], np.int64),
             queue_requested=frozen(queue[:, Q_REQUESTED], np.int64),

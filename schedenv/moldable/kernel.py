@@ -7,10 +7,13 @@ compares observations, masks, rewards, elapsed times, completion records and sta
 One call of ``step`` applies the decision (start a window slot on some count, or wait), advances
 through arrivals and completions to the next decision epoch exactly as ``MoldableSim`` does, then
 writes the observation and the action mask. Jobs live in preallocated arrays: the queue as rows
-``[job, submit, size, fastest, fastest count, n_min, requested, T(1) .. T(m)]`` in FCFS order, the
-running jobs as rows ``[job, start, end, procs, submit, size]``. A runtime row is computed when its job arrives
-(Downey's formula with the same operations as ``DowneySpeedup.formula``, or the job's table), so
-memory stays flat over long traces. When the queue is full, the kernel stops before the arrival that
+``[job, submit, size, fastest, fastest count, n_min, requested, all counts allowed, log1p(size / scale),
+log1p(fastest / scale), L, A, sigma, table]`` in FCFS order (the ``Q_*`` columns), the running jobs as
+rows ``[job, start, end, procs, submit, size]``. A runtime T(n) is not stored: ``runtime`` gives it
+from the job's table or Downey's formula (the same operations as ``DowneySpeedup.formula``), so a
+queued job costs 14 numbers whatever m (what B copies stepped one after the other keep in cache)
+and memory stays flat over long traces. An observation clears only the mask entries the last one
+may have set (``ints[MASK_SET]``). When the queue is full, the kernel stops before the arrival that
 needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue and calls again with ``ADVANCE``, which
 resumes where it stopped. Finished jobs go to a buffer of m rows: one step completes at most the
 jobs running after its decision (no job starts while the kernel advances), and they hold >= 1
@@ -34,12 +37,19 @@ from schedenv.moldable.workload import MoldableJobSet
 
 # ints[]: configuration, then the state (MAX_RUNNING, configuration, last so that older indices stay)
 MAX_JOBS, N_PROCS, N_JOBS, N_QUEUED, N_RUNNING, FREE, NEXT_ARRIVAL, N_COMPLETED, N_DONE, MAX_RUNNING = range(10)
-N_INTS = 10
+MASK_SET = 10
+"""ints[MASK_SET]: the mask entries from 0 that the last observation may have set (the next one clears only those)."""
+N_INTS = 11
 """Length of ``ints``."""
 # floats[]: configuration, then the state and the outcome accumulated since the last decision
 SCALE, TIME, TOTAL_OBJECTIVE, ELAPSED, ACCRUED = range(5)
-# queue row layout; the runtimes T(1) .. T(m) follow from column Q_RUNTIME
-Q_JOB, Q_SUBMIT, Q_SIZE, Q_FASTEST, Q_FASTEST_COUNT, Q_N_MIN, Q_REQUESTED, Q_RUNTIME = range(8)
+# queue row layout (Q_ALL_COUNTS: 1.0 when every count 1..m is allowed; Q_LOG_SIZE, Q_LOG_FASTEST: the
+# job's constant observation features, computed once at arrival); the runtimes T(n) are not stored:
+# ``runtime`` gives them from the job's Downey parameters (Q_L, Q_A, Q_SIGMA) or its table (Q_TABLE >= 0)
+Q_JOB, Q_SUBMIT, Q_SIZE, Q_FASTEST, Q_FASTEST_COUNT, Q_N_MIN, Q_REQUESTED, Q_ALL_COUNTS = range(8)
+Q_LOG_SIZE, Q_LOG_FASTEST, Q_L, Q_A, Q_SIGMA, Q_TABLE = range(8, 14)
+Q_COLUMNS = 14
+"""Length of a queue row."""
 # running row layout
 R_JOB, R_START, R_END, R_PROCS, R_SUBMIT, R_SIZE = range(6)
 # arrival rows (in arrival order): float part and int part
@@ -55,22 +65,35 @@ OK, INVALID, NEED_QUEUE = range(3)
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _downey_row(L, a, s, row, offset, m):
-    """row[offset + n - 1] = L / S(n) for n = 1..m: ``DowneySpeedup.formula``'s branches, same operations."""
-    for k in range(m):
-        n = k + 1.0
-        if s <= 1.0:
-            if n <= a:
-                speedup = a * n / (a + s * (n - 1.0) / 2.0)
-            elif n <= 2.0 * a - 1.0:
-                speedup = a * n / (s * (a - 0.5) + n * (1.0 - s / 2.0))
-            else:
-                speedup = a
-        elif n <= a + a * s - s:
-            speedup = n * a * (s + 1.0) / (s * (n + a - 1.0) + a)
+def runtime(row, procs, tables):
+    """T(procs) of the queued job ``row``: its table's entry (``inf``: not allowed), or L / S(procs) with
+    ``DowneySpeedup.formula``'s branches and operations."""
+    table = np.int64(row[Q_TABLE])
+    if table >= 0:
+        return tables[table, procs - 1]
+    L, a, s, n = row[Q_L], row[Q_A], row[Q_SIGMA], float(procs)
+    if s <= 1.0:
+        if n <= a:
+            speedup = a * n / (a + s * (n - 1.0) / 2.0)
+        elif n <= 2.0 * a - 1.0:
+            speedup = a * n / (s * (a - 0.5) + n * (1.0 - s / 2.0))
         else:
             speedup = a
-        row[offset + k] = L / speedup
+    elif n <= a + a * s - s:
+        speedup = n * a * (s + 1.0) / (s * (n + a - 1.0) + a)
+    else:
+        speedup = a
+    return L / speedup
+
+
+@numba.njit(cache=True)
+def runtime_rows(queue, tables, m):
+    """T(1) .. T(m) of every row of ``queue`` (rows), ``inf`` where a count is not allowed."""
+    rows = np.empty((queue.shape[0], m))
+    for i in range(queue.shape[0]):
+        for k in range(m):
+            rows[i, k] = runtime(queue[i], k + 1, tables)
+    return rows
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -84,13 +107,19 @@ def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
         p = ints[NEXT_ARRIVAL]
         row = queue[q]
         table = arrivals_i[p, A_TABLE]
+        row[Q_TABLE], row[Q_L], row[Q_A], row[Q_SIGMA] = (
+            table,
+            arrivals_f[p, A_L],
+            arrivals_f[p, A_A],
+            arrivals_f[p, A_SIGMA],
+        )
         if table >= 0:
-            row[Q_RUNTIME:] = tables[table]
-        else:
-            _downey_row(arrivals_f[p, A_L], arrivals_f[p, A_A], arrivals_f[p, A_SIGMA], row, Q_RUNTIME, m)
+            row[Q_ALL_COUNTS] = np.isfinite(tables[table]).all()
+        else:  # a Downey job runs on every count: T(n) = L / S(n) <= L, as S(1) = 1 and S never decreases
+            row[Q_ALL_COUNTS] = 1.0
         fastest, fastest_count, n_min = np.inf, 0, 0
         for k in range(m):
-            value = row[Q_RUNTIME + k]
+            value = runtime(row, k + 1, tables)
             if value < fastest:
                 fastest, fastest_count = value, k + 1
             if n_min == 0 and value < np.inf:
@@ -102,6 +131,8 @@ def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
         row[Q_FASTEST_COUNT] = fastest_count
         row[Q_N_MIN] = n_min
         row[Q_REQUESTED] = arrivals_i[p, A_REQUESTED]
+        row[Q_LOG_SIZE] = math.log1p(row[Q_SIZE] / floats[SCALE])
+        row[Q_LOG_FASTEST] = math.log1p(fastest / floats[SCALE])
         ints[N_QUEUED] = q + 1
         ints[NEXT_ARRIVAL] = p + 1
     return True
@@ -163,25 +194,26 @@ def _next_event(ints, floats, running, arrivals_f, done):
 
 
 @numba.njit(cache=True)
-def _observe(ints, floats, queue, running, obs, mask):
+def _observe(ints, floats, queue, running, tables, obs, mask):
     """The env's observation (Observation Space table) and action mask (all ones once done)."""
     m, max_jobs, q, n_run, free = ints[N_PROCS], ints[MAX_JOBS], ints[N_QUEUED], ints[N_RUNNING], ints[FREE]
     now, scale = floats[TIME], floats[SCALE]
     w = min(q, max_jobs)
     obs[:] = 0.0
-    mask[:] = 0
+    mask[: ints[MASK_SET]] = 0
     for i in range(w):
         row = queue[i]
         base = SLOT_FEATURES * i
         count = np.int64(min(row[Q_FASTEST_COUNT], max(free, 1)))
-        at_count = row[Q_RUNTIME + count - 1]
-        if np.isinf(at_count):
-            at_count = 0.0
         obs[base] = 1.0
         obs[base + 1] = math.log1p((now - row[Q_SUBMIT]) / scale)
-        obs[base + 2] = math.log1p(row[Q_SIZE] / scale)
-        obs[base + 3] = math.log1p(row[Q_FASTEST] / scale)
-        obs[base + 4] = math.log1p(at_count / scale)
+        obs[base + 2] = row[Q_LOG_SIZE]
+        obs[base + 3] = row[Q_LOG_FASTEST]
+        if count == row[Q_FASTEST_COUNT]:  # T(count) is the fastest runtime
+            obs[base + 4] = row[Q_LOG_FASTEST]
+        else:
+            at_count = runtime(row, count, tables)
+            obs[base + 4] = math.log1p((0.0 if np.isinf(at_count) else at_count) / scale)
         obs[base + 5] = row[Q_FASTEST_COUNT] / m
         obs[base + 6] = row[Q_N_MIN] / m
         obs[base + 7] = row[Q_REQUESTED] / m
@@ -206,9 +238,15 @@ def _observe(ints, floats, queue, running, obs, mask):
         _release_profile(ints, floats, running, obs, tail + GLOBAL_FEATURES)
     if is_done(ints):
         mask[:] = 1
+        ints[MASK_SET] = mask.size
         return
+    ints[MASK_SET] = w * m
     for i in range(w):
-        row, allowed = queue[i, Q_RUNTIME : Q_RUNTIME + free], mask[i * m : i * m + free]
+        allowed = mask[i * m : i * m + free]
+        if queue[i, Q_ALL_COUNTS]:  # Downey jobs: no runtime to read
+            allowed[:] = 1
+            continue
+        row = tables[np.int64(queue[i, Q_TABLE])]
         for k in range(free):  # an unconditional store vectorises (8x faster than a guarded one)
             allowed[k] = row[k] < np.inf
     mask[mask.size - 1] = _can_wait(ints)
@@ -217,26 +255,31 @@ def _observe(ints, floats, queue, running, obs, mask):
 @numba.njit(cache=True)
 def _release_profile(ints, floats, running, obs, start):
     """(remaining time, processors) of the first ``MAX_RUNNING`` running jobs by end time, ties by row
-    (numpy's stable argsort): one pass over the rows keeps the first ones sorted, inserting a row after
-    those that end no later (O(running jobs x MAX_RUNNING) at worst, about one pass when few insert)."""
+    (numpy's stable argsort): one pass over the rows keeps the first ones sorted, with their end times
+    alongside, inserting a row after those that end no later (O(running jobs x MAX_RUNNING) at worst,
+    about one pass when few insert)."""
     n_run, now, scale, m = ints[N_RUNNING], floats[TIME], floats[SCALE], ints[N_PROCS]
     size = min(ints[MAX_RUNNING], n_run)
     if size == 0:
         return
     first = np.empty(size, dtype=np.int64)
+    ends = np.empty(size)
     kept = 0
     for r in range(n_run):
         end = running[r, R_END]
-        if kept == size and not end < running[first[size - 1], R_END]:
+        if kept < size:
+            at = kept
+            kept += 1
+        elif end < ends[size - 1]:
+            at = size - 1
+        else:
             continue
-        at = min(kept, size - 1)
-        while at > 0 and end < running[first[at - 1], R_END]:
-            first[at] = first[at - 1]
+        while at > 0 and end < ends[at - 1]:
+            first[at], ends[at] = first[at - 1], ends[at - 1]
             at -= 1
-        first[at] = r
-        kept = min(kept + 1, size)
+        first[at], ends[at] = r, end
     for j in range(size):
-        obs[start + RELEASE_FEATURES * j] = math.log1p((running[first[j], R_END] - now) / scale)
+        obs[start + RELEASE_FEATURES * j] = math.log1p((ends[j] - now) / scale)
         obs[start + RELEASE_FEATURES * j + 1] = running[first[j], R_PROCS] / m
 
 
@@ -287,7 +330,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
             slot, procs = action // m, action % m + 1
             if not (0 <= slot < min(ints[N_QUEUED], max_jobs) and procs <= ints[FREE]):
                 return INVALID
-            if not queue[slot, Q_RUNTIME + procs - 1] < np.inf:
+            if not runtime(queue[slot], procs, tables) < np.inf:
                 return INVALID
         ints[N_DONE] = 0
         floats[ELAPSED] = 0.0
@@ -298,7 +341,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
             r, q, now = ints[N_RUNNING], ints[N_QUEUED], floats[TIME]
             running[r, R_JOB] = queue[slot, Q_JOB]
             running[r, R_START] = now
-            running[r, R_END] = now + queue[slot, Q_RUNTIME + procs - 1]
+            running[r, R_END] = now + runtime(queue[slot], procs, tables)
             running[r, R_PROCS] = procs
             running[r, R_SUBMIT] = queue[slot, Q_SUBMIT]
             running[r, R_SIZE] = queue[slot, Q_SIZE]
@@ -313,7 +356,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
         if _has_decision(ints, queue) or is_done(ints):
             break
         _next_event(ints, floats, running, arrivals_f, done)
-    _observe(ints, floats, queue, running, obs, mask)
+    _observe(ints, floats, queue, running, tables, obs, mask)
     return OK
 
 
@@ -342,6 +385,7 @@ def start_episode(ints, floats, max_jobs, m, n_jobs, max_running, scale, first_a
     """Counters of an episode before its first ``ADVANCE``."""
     ints[:] = 0
     ints[MAX_JOBS], ints[N_PROCS], ints[N_JOBS], ints[FREE], ints[MAX_RUNNING] = max_jobs, m, n_jobs, m, max_running
+    ints[MASK_SET] = max_jobs * m + 1
     floats[:] = 0.0
     floats[SCALE], floats[TIME] = scale, first_arrival
 

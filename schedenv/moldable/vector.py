@@ -53,18 +53,22 @@ from schedenv.moldable.kernel import (
     NEED_QUEUE,
     NEXT_ARRIVAL,
     OVERFLOW,
-    Q_RUNTIME,
+    Q_COLUMNS,
     RUNTIME,
     SLOWDOWN,
     TIME,
     TURNAROUND,
     WAITING,
     arrival_arrays,
-    initial_queue_rows,
     start_rows,
     step_rows,
 )
 from schedenv.vector import NativeVectorEnv
+
+BATCH_QUEUE_ROWS = 256
+"""Queue rows per copy the batch starts with (all of an episode's jobs up to this many): growing the queue
+copies every copy's rows, so the batch starts with room for the usual episode (pages untouched by a
+copy's queue are never committed) and doubles it only for longer ones."""
 
 
 class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
@@ -85,13 +89,13 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             self._tables = np.zeros((0, m))
         self._ints = np.zeros((b, N_INTS), dtype=np.int64)
         self._floats = np.zeros((b, 5))
-        self._queue = np.zeros((b, initial_queue_rows(n), Q_RUNTIME + m))
+        self._queue = np.zeros((b, min(n, BATCH_QUEUE_ROWS), Q_COLUMNS))
         self._running, self._done = np.zeros((b, m, 6)), np.zeros((b, m, 6))
         self._arrivals_f, self._arrivals_i = np.zeros((b, n, 5)), np.zeros((b, n, 3), dtype=np.int64)
-        length = self._core_length + (template.params.size if template.observe_params else 0)
+        length = self._core_length + (template.scenario_params.size if template.observe_params else 0)
         self._obs = np.zeros((b, length), dtype=np.float32)
         if template.observe_params:
-            self._obs[:, self._core_length :] = template.params  # constant: the kernel writes the core part only
+            self._obs[:, self._core_length :] = template.scenario_params  # constant: the kernel writes the core only
         self._mask = np.zeros((b, self.n_actions), dtype=np.int8)
         self._masks_now: np.ndarray | None = None  # action_masks() of the current state (None: not computed yet)
         self._stats = np.zeros((b, 8))

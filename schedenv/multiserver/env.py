@@ -13,6 +13,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from schedenv.deprecation import warn_deprecated
 from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
 from schedenv.multiserver.fast import FastCore
 from schedenv.multiserver.kernel import pack_service_set
@@ -29,7 +30,7 @@ from schedenv.multiserver.workload import (
     empirical_need_sizes,
     parse_jobs,
     parse_server_needs,
-    scenario_parameters,
+    scenario_params,
 )
 from schedenv.reference import EpisodeReference
 from schedenv.validation import (
@@ -41,6 +42,7 @@ from schedenv.validation import (
     check_int,
     check_nonnegative,
     check_positive,
+    check_seed,
     check_stream_horizon,
     check_time_resolution,
     refuse_ignored,
@@ -129,7 +131,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | 7K + 4 | log1p(their remaining size / scale); 0 when sizes are hidden    | 0   | inf |
 
     With ``observe_params=True`` the scenario's parameters follow (length ``7K + 12``), constant over
-    an episode, so that one agent can be trained across scenarios (``workload.scenario_parameters``):
+    an episode, so that one agent can be trained across scenarios (``workload.scenario_params``):
 
     | index   | meaning                                                                  | min | max        |
     |---------|--------------------------------------------------------------------------|-----|------------|
@@ -338,7 +340,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self._obs = np.zeros(high.size, dtype=np.float32)
         """The observation, rewritten in place by the core; the parameters at its end never change."""
         if observe_params:
-            self._obs[length:] = self.scenario_parameters()
+            self._obs[length:] = self.scenario_params
 
         self._reference = EpisodeReference("schedenv/MultiserverJob-v0", arguments)
         self.reference = self._reference.name
@@ -348,7 +350,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._reference.start(seed, self.np_random)
         if self.jobs is not None:
             arrivals, needs, durations = self.jobs
@@ -447,14 +449,20 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         """The select-mode action that commits the service set (``max_jobs``)."""
         return self.max_jobs
 
-    def scenario_parameters(self) -> np.ndarray:
+    @property
+    def scenario_params(self) -> np.ndarray:
         """The entries ``observe_params=True`` appends to the observation (table in the class docstring)."""
         if self.jobs is None:
             size_scv, load = self.workload.size_scv, self.load
         else:
             sizes = self.jobs[1] * self.jobs[2] / self.n_servers
             size_scv, load = float(sizes.var() / sizes.mean() ** 2), self.load if self.trace is not None else 0.0
-        return scenario_parameters(self.n_servers, load, self.workload.server_needs, size_scv, self.size_known)
+        return scenario_params(self.n_servers, load, self.workload.server_needs, size_scv, self.size_known)
+
+    def scenario_parameters(self) -> np.ndarray:
+        """Deprecated: ``scenario_params`` (docs/glossary.md)."""
+        warn_deprecated("MultiserverJobEnv.scenario_parameters()", "MultiserverJobEnv.scenario_params")
+        return self.scenario_params
 
     @property
     def fallback_action(self) -> int:

@@ -83,7 +83,7 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
         assert shape is not None
         self._obs = np.zeros((b, *shape), dtype=np.float32)
         if template.observe_params:  # constant: the kernels never write past the job features
-            self._obs[:, shape[0] - PARAMETERS :] = template.scenario_parameters()
+            self._obs[:, shape[0] - PARAMETERS :] = template.scenario_params
         self._selected = np.zeros((b, self.max_jobs), dtype=np.bool_)
         self._mask = np.zeros((b, self.max_jobs + 1), dtype=np.int8)
         self._ints = np.zeros((b, 7), dtype=np.int64)

@@ -140,16 +140,14 @@ class MultiserverWorkload:
 
 
 PARAMETERS = 7
-"""Length of ``scenario_parameters``."""
+"""Length of ``scenario_params``."""
 SCV_CAP = 100.0
 """Size variabilities above this squared coefficient of variation (heavy tails) show as the cap."""
 PARAMETERS_HIGH = (np.inf, np.inf, 1.0, 1.0, 1.0, math.log1p(SCV_CAP), 1.0)
-"""Upper bounds of ``scenario_parameters`` (all are >= 0)."""
+"""Upper bounds of ``scenario_params`` (all are >= 0)."""
 
 
-def scenario_parameters(
-    n_servers: int, load: float, server_needs: Choice, size_scv: float, size_known: bool
-) -> np.ndarray:
+def scenario_params(n_servers: int, load: float, server_needs: Choice, size_scv: float, size_known: bool) -> np.ndarray:
     """The scenario as O(1) numbers, for an agent trained across scenarios (float32, in order):
     log2(k) / 10 (k = 1024 gives 1), the load rho, E[K] / k, std(K) / k, the largest need / k,
     log1p(Var[S] / E[S]^2) with the ratio capped at ``SCV_CAP``, and 1 if sizes are known else 0."""

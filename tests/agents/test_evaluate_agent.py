@@ -93,3 +93,14 @@ def test_sealed_seeds_need_a_ledger_and_each_look_adds_one_line(
         capsys.readouterr().err
     )
     assert len(ledger.read_text().splitlines()) == 2  # a refused evaluation is not a look
+
+
+def test_a_fixed_load_or_speedup_replaces_the_training_range() -> None:
+    from agents.assess import merge_env_kwargs
+
+    training = {"mode": "online", "load_range": [0.3, 0.9], "p_range": [0.2, 0.8], "observe_params": True}
+    assert merge_env_kwargs(training, {"load": 0.5}) == {**training, "load": 0.5, "load_range": None}
+    assert merge_env_kwargs(training, {"speedup": 0.4})["p_range"] is None
+    both = merge_env_kwargs(training, {"load": 0.5, "load_range": [0.4, 0.6]})
+    assert both["load_range"] == [0.4, 0.6]  # what the user gives is kept
+    assert merge_env_kwargs({"mode": "online", "load": 0.8}, {"load": 0.5}) == {"mode": "online", "load": 0.5}

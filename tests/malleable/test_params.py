@@ -36,7 +36,7 @@ def test_observe_params_appends_four_slots_and_leaves_the_rest_unchanged(kwargs:
     np.testing.assert_array_equal(observed.observation_space.high[-4:], [1.0, np.inf, 1.0, np.inf])
     for a, b in zip(rollout_observations(plain, 4), rollout_observations(observed, 4), strict=True):
         np.testing.assert_array_equal(b[:BASE], a)
-        np.testing.assert_array_equal(b[BASE:], observed.unwrapped.scenario_features())
+        np.testing.assert_array_equal(b[BASE:], observed.unwrapped.scenario_params)
         assert observed.observation_space.contains(b)
 
 
@@ -122,3 +122,53 @@ def test_vector_env_copies_draw_their_own_p() -> None:
         observation, _ = single.reset(seed=3 + i)
         np.testing.assert_array_equal(observations[i], observation)
     assert len(set(observations[:, -4].tolist())) == 4
+
+
+def test_load_range_draws_one_load_per_episode_that_the_agent_sees_and_the_arrivals_follow() -> None:
+    """With ``load_range`` each reset draws rho ~ U[lo, hi) (after p), shown in the load slot; the
+    Poisson rate lambda = rho s(N) / E[X] follows it (heSRPT paper §5.3's definition of load)."""
+    kwargs = {"mode": "online", "n_arrivals": 4000, "load_range": (0.3, 0.9), "observe_params": True}
+    env = gym.make(ENV_ID, **kwargs)
+    inner = env.unwrapped
+    loads = []
+    for seed in range(6):
+        obs, _ = env.reset(seed=seed)
+        load = float(obs[-3])
+        assert 0.3 <= load < 0.9 and load == pytest.approx(inner.load, rel=1e-6)
+        params = inner.params
+        rate = params.arrival_times.size / (params.arrival_times[-1] - params.arrival_times[0])
+        expected = inner.load * float(inner.speedup(inner.n_servers)) / inner.size_dist.mean
+        assert rate == pytest.approx(expected, rel=0.1)
+        loads.append(load)
+    assert len(set(loads)) == 6
+    again, _ = env.reset(seed=3)
+    assert float(again[-3]) == loads[3]  # the same seed, the same load and jobs
+
+
+def test_load_range_keeps_the_draws_of_environments_without_it() -> None:
+    """Without ``load_range`` nothing extra is drawn: the episode equals that of the plain env."""
+    plain = gym.make(ENV_ID, mode="online", n_arrivals=50, p_range=(0.2, 0.8), observe_params=True)
+    same = gym.make(ENV_ID, mode="online", n_arrivals=50, p_range=(0.2, 0.8), observe_params=True, load_range=None)
+    plain.reset(seed=5)
+    same.reset(seed=5)
+    np.testing.assert_array_equal(plain.unwrapped.params.arrival_times, same.unwrapped.params.arrival_times)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"load_range": (0.9, 0.3), "mode": "online"}, "lo <= hi"),
+        ({"load_range": (0.0, 0.5), "mode": "online"}, r"load_range\[0\]"),
+        ({"load_range": 0.5, "mode": "online"}, "a pair"),
+        ({"load_range": (0.3, 0.9)}, "mode='online'"),
+        ({"load_range": (0.3, 0.9), "mode": "online", "jobs": [[0.0, 1.0]]}, "without explicit jobs"),
+    ],
+)
+def test_bad_load_ranges_are_refused_by_name(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        gym.make(ENV_ID, **kwargs)
+
+
+def test_a_hidden_load_range_warns() -> None:
+    with pytest.warns(UserWarning, match="observe_params=False hides it"):
+        gym.make(ENV_ID, mode="online", load_range=(0.3, 0.9))

@@ -50,7 +50,7 @@ def choose(mask: np.ndarray, rng: np.random.Generator, wait_bias: float) -> int:
 
 
 def assert_same_view(fast: FastCore, reference: ReferenceCore) -> None:
-    a, b = fast.view(), reference.view()
+    a, b = fast.state, reference.state
     for field in dataclasses.fields(a):
         x, y = getattr(a, field.name), getattr(b, field.name)
         if isinstance(x, np.ndarray):
@@ -81,7 +81,7 @@ def test_fast_core_matches_the_reference_step_by_step(case: int, wait_bias: floa
         if reference.done:
             break
         action = choose(reference.mask, rng, wait_bias)
-        a, b = fast.apply(action), reference.apply(action)
+        a, b = fast.step(action), reference.step(action)
         assert (a.elapsed, a.accrued_objective) == (b.elapsed, b.accrued_objective)
         assert a.completed == b.completed
         steps += 1
@@ -96,7 +96,7 @@ def test_runtime_rows_and_features_equal_the_job_sets_exactly() -> None:
     sigma = rng.choice([0.0, 0.25, 1.0, 1.5, 2.0, 3.0, 10.0], n)
     jobs = downey_jobs(np.zeros(n), rng.uniform(1, 1e5, n), A, sigma, m)
     fast, reference = FastCore(jobs, 8, 1.0), ReferenceCore(jobs, 8, 1.0)
-    a, b = fast.view(), reference.view()
+    a, b = fast.state, reference.state
     np.testing.assert_array_equal(a.queue_runtime, b.queue_runtime)
     np.testing.assert_array_equal(a.queue_n_min, b.queue_n_min)
     assert a.queue_runtime.shape == (n, m)
@@ -105,14 +105,14 @@ def test_runtime_rows_and_features_equal_the_job_sets_exactly() -> None:
 def test_fast_core_refuses_what_does_not_fit_and_changes_nothing() -> None:
     jobs = parse_jobs(TABLE1, 3)
     core = FastCore(jobs, 3, 10.0)
-    before_obs, before_mask, before_view = core.observation(), core.mask.copy(), core.view()
+    before_obs, before_mask, before_view = core.observation(), core.mask.copy(), core.state
     # count 3 is not in the tables; slot 3 is outside the window; waiting cannot move time; out of range
     for action in (2, 9, core.mask.size - 1, -5, core.mask.size):
         with pytest.raises(ValueError, match="does not fit"):
-            core.apply(action)
+            core.step(action)
     np.testing.assert_array_equal(core.observation(), before_obs)
     np.testing.assert_array_equal(core.mask, before_mask)
-    after = core.view()
+    after = core.state
     np.testing.assert_array_equal(after.queue_job, before_view.queue_job)
     assert (after.time, after.free) == (before_view.time, before_view.free)
 
@@ -130,7 +130,7 @@ def test_env_runs_the_fast_core_with_the_references_trajectory() -> None:
     while not done:
         action = policy.act(obs, env)
         obs, reward, done, _, info = env.step(action)
-        outcome = reference.apply(action)
+        outcome = reference.step(action)
         assert reward == -outcome.accrued_objective and info["completed"] == outcome.completed
         np.testing.assert_allclose(obs, reference.observation(), rtol=1e-6, atol=0)
     assert reference.done and len(env.records) == 40

@@ -105,14 +105,14 @@ def test_scenario_parameters() -> None:
     np.testing.assert_allclose(b[-4:], expected, rtol=1e-6)
     np.testing.assert_array_equal(b[:-4], a)
     assert 0.45 < expected[1] < 0.47  # rho = 0.85 at the paper's middle load
-    heavy = MoldableEnv(arrival_interval="heavy", n_procs=64, observe_params=True).params
+    heavy = MoldableEnv(arrival_interval="heavy", n_procs=64, observe_params=True).scenario_params
     np.testing.assert_allclose(heavy[:2], [0.6, 2 * rho / 0.6 / (1 + 2 * rho / 0.6)], rtol=1e-6)
     table = MoldableEnv(jobs=[{"runtimes": {1: 10, 2: 5}}, {"runtimes": {2: 40}}], n_procs=2, observe_params=True)
-    np.testing.assert_allclose(table.params, [0.1, 1.0, 0.0, math.log10(80 / 10) / 10], rtol=1e-6)
+    np.testing.assert_allclose(table.scenario_params, [0.1, 1.0, 0.0, math.log10(80 / 10) / 10], rtol=1e-6)
     spread = [{"submit": 0.0, "L": 100.0, "A": 2.0, "sigma": 1.0}, {"submit": 50.0, "L": 300.0, "A": 2.0, "sigma": 3.0}]
     rho_jobs = 200.0 / (4 * 50.0)
     np.testing.assert_allclose(
-        MoldableEnv(jobs=spread, n_procs=4).params, [0.2, rho_jobs / (1 + rho_jobs), 2 / 3, math.log10(3) / 10]
+        MoldableEnv(jobs=spread, n_procs=4).scenario_params, [0.2, rho_jobs / (1 + rho_jobs), 2 / 3, math.log10(3) / 10]
     )
     for _ in range(30):
         obs, _, done, _, _ = params.step(params.action_space.sample())

@@ -14,7 +14,7 @@ from gymnasium.vector import AutoresetMode
 
 import schedenv  # noqa: F401 - registers the env ids
 from schedenv.moldable.kernel import initial_queue_rows
-from schedenv.moldable.vector import MoldableVectorEnv
+from schedenv.moldable.vector import BATCH_QUEUE_ROWS, MoldableVectorEnv
 
 ENV = "schedenv/Moldable-v0"
 TABLES = [
@@ -118,6 +118,22 @@ def test_equals_the_sync_vector_env(kwargs: dict[str, Any], mode: AutoresetMode)
         assert most_queued > initial_queue_rows(90)
 
 
+def test_a_queue_longer_than_the_batchs_first_rows_grows_and_stays_equal_to_the_single_env() -> None:
+    """Always waiting queues every job (nothing starts until all have arrived): the batch's queue doubles."""
+    kwargs = {"n_procs": 4, "n_jobs": BATCH_QUEUE_ROWS + 40, "max_jobs": 4}
+    ours = gym.make_vec(ENV, 2, "vector_entry_point", **kwargs)
+    theirs = gym.make_vec(ENV, 2, "sync", **kwargs)
+    np.testing.assert_array_equal(ours.reset(seed=3)[0], theirs.reset(seed=3)[0])
+    wait = np.full(2, ours.unwrapped.n_actions - 1)
+    most_queued = 0
+    for _ in range(BATCH_QUEUE_ROWS + 80):
+        a, b = ours.step(wait), theirs.step(wait)
+        for x, y in zip(a[:3], b[:3], strict=True):
+            np.testing.assert_array_equal(x, y)
+        most_queued = max(most_queued, int(a[4]["n_queued"].max()))
+    assert most_queued == BATCH_QUEUE_ROWS + 40 and ours.unwrapped._queue.shape[1] == 2 * BATCH_QUEUE_ROWS
+
+
 def test_reset_mask_resets_only_the_masked_copies() -> None:
     venv = MoldableVectorEnv(num_envs=3, **CONFIGS[0])
     obs, _ = venv.reset(seed=0)
@@ -215,7 +231,7 @@ def test_sb3_adapter_gives_maskable_ppo_one_mask_row_per_copy() -> None:
 def test_scenario_parameters_end_every_copys_observation() -> None:
     kwargs = {"n_procs": 32, "n_jobs": 8, "arrival_interval": "heavy", "observe_params": True}
     venv = MoldableVectorEnv(num_envs=3, autoreset_mode="SameStep", **kwargs)
-    params = venv.template.params
+    params = venv.template.scenario_params
     assert params.size == 4 and venv.single_observation_space.shape == (8 * 32 + 7 + 2 * 16 + 4,)
     obs, _ = venv.reset(seed=0)
     ended = 0
