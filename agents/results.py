@@ -348,8 +348,8 @@ def plot_learning_curves(results: RLResults, path: str | Path) -> None:
     axes.set(
         xlabel="training steps",
         ylabel=f"{results.metric}: agent / {results.reference}",
-        title=f"rl_{results.setting}: {results.algo} on the {where}",
     )
+    axes.set_title(f"rl_{results.setting}: {results.algo} on the {where}", fontsize=9)
     axes.legend()
     figure.tight_layout()
     figure.savefig(path, dpi=100)

@@ -1,10 +1,11 @@
 """Regenerate the pages of the published RL results from their JSON (docs/rl/index.md, "Published results").
 
     python benchmarks/render_results.py                   # list the pages that differ from their JSON
-    python benchmarks/render_results.py --update-results  # rewrite each rl_<setting>.md from rl_<setting>.json
+    python benchmarks/render_results.py --update-results  # rewrite each rl_<setting>.md and .png from its .json
 
-``rl_<setting>.md`` is ``agents.results.render_markdown`` of ``rl_<setting>.json``; when the renderer
-changes, this command brings the committed pages up to date without training anything again.
+``rl_<setting>.md`` is ``agents.results.render_markdown`` of ``rl_<setting>.json`` and the ``.png`` its
+``plot_learning_curves``; when they change, this command brings the committed files up to date
+without training anything again.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.results import load_results, render_markdown
+from agents.results import load_results, plot_learning_curves, render_markdown
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -29,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     stale = []
     for path in sorted(RESULTS.glob("rl_*.json")):
+        if args.update_results:
+            plot_learning_curves(load_results(path), path.with_suffix(".png"))
         page, text = path.with_suffix(".md"), rendered(path)
         if page.read_text() != text:
             stale.append(page.name)

@@ -80,7 +80,7 @@ def test_the_page_is_generated_from_the_json_with_the_hand_worked_numbers(tmp_pa
     # every resample of runs 1.1x and 1.3x lands in [1.1, 1.3]; both ends occur with probability 1/4 each
     assert "ratio of means to hesrpt, 2 runs x 4 test seeds: **1.2000 [1.1000, 1.3000]**" in page
     assert "ratio of means to the best baseline (srpt): 1.3333 [1.2222, 1.4444]" in page
-    assert "**does not hold**: 1.2000 > 1.0 (missed by 20.0%)" in page
+    assert "**does not hold**: 1.2000 > 1.0 (missed by 20.00%)" in page
     assert "| 0 | 2.75 | 1.1000 | 1.0 |" in page and "| 1 | 3.25 | 1.3000 | 2.0 |" in page  # mean, ratio, CPU-min
     assert page.index("| srpt |") < page.index("| hesrpt |") < page.index("| equi |")  # baselines by mean
     assert '| `{"speedup": 0.3}` | 2.0000 [2.0000, 2.0000] | hesrpt: 2.0000 [2.0000, 2.0000] |' in page
