@@ -284,13 +284,13 @@ def training_section(reference_steps: int, rollouts: int) -> dict[str, dict[str,
     import torch
     from stable_baselines3 import PPO
 
-    from agents.train import CONFIG_DIR, resolve_config
+    from agents.train import CONFIG_DIR, env_kwargs_objects, resolve_config
 
     torch.set_num_threads(1)
     results = {}
     for label, name in TRAINING_CASES.items():
         config = resolve_config(CONFIG_DIR / name, {"progress_bar": False, "tensorboard": False, "eval_every": 0})
-        kwargs = {key: value for key, value in config.env_kwargs.items()}
+        kwargs = env_kwargs_objects(config)  # workload specs become objects, as in training
         model = PPO("MlpPolicy", gym.make(config.env_id, **kwargs), n_steps=512, batch_size=64, seed=0, device="cpu")
         model.learn(total_timesteps=512)
         start = time.perf_counter()
