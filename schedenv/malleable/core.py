@@ -32,16 +32,17 @@ GLOBAL_FEATURES = 3
 """Summary features: log1p(jobs in system), log1p(jobs outside the window), log1p(their work / scale)."""
 
 
-def check_action(action: object, max_jobs: int) -> np.ndarray:
-    """``action`` as float64 weights, or ``ValueError`` naming what is wrong (docs/envs/index.md)."""
-    weights = as_real_array("action", action, allow_bool=True)
-    if weights.shape != (max_jobs + 1,):
-        raise ValueError(f"action has shape {weights.shape}; expected ({max_jobs + 1},)")
-    if not np.isfinite(weights).all():
-        raise ValueError(f"action contains NaN or inf: {weights.tolist()}")
-    if weights.min() < 0.0 or weights.max() > 1.0:
-        raise ValueError(f"action entries must lie in [0, 1]; got min {weights.min()!r}, max {weights.max()!r}")
-    return weights
+def check_action(action: object, max_jobs: int, low: float = 0.0) -> np.ndarray:
+    """``action`` as float64 entries in [low, 1] (0 for weights, -1 for the ``"log"`` and ``"residual"``
+    modes), or ``ValueError`` naming what is wrong (docs/envs/index.md)."""
+    values = as_real_array("action", action, allow_bool=True)
+    if values.shape != (max_jobs + 1,):
+        raise ValueError(f"action has shape {values.shape}; expected ({max_jobs + 1},)")
+    if not np.isfinite(values).all():
+        raise ValueError(f"action contains NaN or inf: {values.tolist()}")
+    if values.min() < low or values.max() > 1.0:
+        raise ValueError(f"action entries must lie in [{low:g}, 1]; got min {values.min()!r}, max {values.max()!r}")
+    return values
 
 
 ALLOCATION_MODES = ("normalized", "fractions")
@@ -92,21 +93,8 @@ RESIDUAL_DECADES = 2.0
 """Decades per unit of a residual action: a in [-1, 1] scales the paper policy's fraction by [0.01, 100]."""
 
 
-def check_signed_action(action: object, max_jobs: int) -> np.ndarray:
-    """A ``"log"`` or ``"residual"`` action as float64, or ``ValueError`` naming what is wrong."""
-    values = as_real_array("action", action)
-    if values.shape != (max_jobs + 1,):
-        raise ValueError(f"action has shape {values.shape}; expected ({max_jobs + 1},)")
-    if not np.isfinite(values).all():
-        raise ValueError(f"action contains NaN or inf: {values.tolist()}")
-    if values.min() < -1.0 or values.max() > 1.0:
-        raise ValueError(f"action entries must lie in [-1, 1]; got min {values.min()!r}, max {values.max()!r}")
-    return values
-
-
-def log_weights(action: object, max_jobs: int) -> np.ndarray:
-    """Weights in (0, 1] from a log-space action: 10^(LOG_DECADES * (a - max a))."""
-    values = check_signed_action(action, max_jobs)
+def log_weights(values: np.ndarray) -> np.ndarray:
+    """Weights in (0, 1] from a checked log-space action: 10^(LOG_DECADES * (a - max a))."""
     return np.power(10.0, LOG_DECADES * (values - values.max()))
 
 
@@ -129,16 +117,16 @@ def hesrpt_slot_fractions(
 
 
 def residual_weights(
-    action: object, remaining: np.ndarray, weight: np.ndarray, window: np.ndarray, max_jobs: int, p: float
+    values: np.ndarray, remaining: np.ndarray, weight: np.ndarray, window: np.ndarray, p: float
 ) -> np.ndarray:
-    """Weights in [0, 1] that apply heSRPT's fractions adjusted by a residual action.
+    """Weights in [0, 1] that apply heSRPT's fractions adjusted by a checked residual action ``values``.
 
     heSRPT's fraction of each job in the window is multiplied by 10^(RESIDUAL_DECADES * a_slot); the
     jobs outside the window share their total fraction times 10^(RESIDUAL_DECADES * a_last) (split
     equally by the allocation). With a = 0 and no job outside the window, the env applies heSRPT's
     allocation exactly (to rounding). ``remaining`` and ``weight`` are the jobs present, in state order.
     """
-    values = check_signed_action(action, max_jobs)
+    max_jobs = values.size - 1
     weights = hesrpt_slot_fractions(remaining, weight, window, max_jobs, p) * np.power(10.0, RESIDUAL_DECADES * values)
     top = weights.max()
     return weights / top if top > 0 else weights
@@ -154,24 +142,21 @@ def weights_of_rows(
     n_window: np.ndarray,
     p: np.ndarray,
 ) -> np.ndarray:
-    """The batched env's ``"weights"`` actions for a (B, K + 1) batch in ``mode`` ("log" or "residual").
+    """The batched env's ``"weights"`` actions for a checked (B, K + 1) batch in ``mode`` ("log" or "residual").
 
     Row i goes through the single env's own function (``log_weights`` or ``residual_weights``) on
     copy i's jobs (``remaining[i, :n_jobs[i]]``, ``weight[i, :n_jobs[i]]``, ``window[i, :n_window[i]]``),
     so the batch equals the single envs bit for bit.
     """
-    max_jobs = actions.shape[1] - 1
-    weights = np.empty((actions.shape[0], max_jobs + 1))
-    for i, action in enumerate(actions):
-        n = int(n_jobs[i])
-        try:
-            if mode == "log":
-                weights[i] = log_weights(action, max_jobs)
-            else:
-                rows = window[i, : int(n_window[i])]
-                weights[i] = residual_weights(action, remaining[i, :n], weight[i, :n], rows, max_jobs, float(p[i]))
-        except ValueError as error:
-            raise ValueError(f"actions of copy {i}: {error}") from error
+    weights = np.empty(actions.shape)
+    for i, values in enumerate(actions):
+        if mode == "log":
+            weights[i] = log_weights(values)
+        else:
+            n = int(n_jobs[i])
+            weights[i] = residual_weights(
+                values, remaining[i, :n], weight[i, :n], window[i, : int(n_window[i])], float(p[i])
+            )
     return weights
 
 

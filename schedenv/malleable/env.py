@@ -469,10 +469,11 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         """The ``"weights"``-mode action that ``action`` stands for in this env's ``action_mode``."""
         if self.action_mode == "weights":
             return action
+        values = check_action(action, self.max_jobs, low=-1.0)
         if self.action_mode == "log":
-            return log_weights(action, self.max_jobs)
-        state, window = self.state, self.window
-        return residual_weights(action, state.remaining, state.weight, window, self.max_jobs, self._p())
+            return log_weights(values)
+        state = self.state
+        return residual_weights(values, state.remaining, state.weight, self.window, self._p())
 
     def _p(self) -> float:
         assert isinstance(self.speedup, Power)  # the residual mode is refused otherwise
