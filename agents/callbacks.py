@@ -126,15 +126,16 @@ class ReferenceEvalCallback(BaseCallback):
         """The lowest ratio so far (the model saved as ``best_model.zip``)."""
         self.history: list[dict[str, Any]] = []
         """Every evaluation so far (the rows of ``evaluations.jsonl``)."""
-        self.evaluate_at_start = False
-        """Evaluate before the first update too (a warm-started policy competes for ``best_model.zip``)."""
+        self.initial_row: dict[str, Any] | None = None
+        """A ``measure`` of the policy before the first update (a warm start's clone), recorded as the run's
+        first evaluation when training starts, so that it competes for ``best_model.zip``."""
 
     def _on_training_start(self) -> None:
         self._last_evaluated = self.model.num_timesteps
         rows = read_evaluations(self.run_dir)  # a resumed run keeps its best model
         self.best_ratio = min((float(r["ratio"]) for r in rows), default=float("inf"))
-        if self.evaluate_at_start and not any(r["timesteps"] == self.model.num_timesteps for r in rows):
-            self.evaluate_now()
+        if self.initial_row is not None and not any(r["timesteps"] == self.initial_row["timesteps"] for r in rows):
+            self._record(self.initial_row)
 
     def _on_step(self) -> bool:
         if self.model.num_timesteps - self._last_evaluated >= self.every:
@@ -165,7 +166,10 @@ class ReferenceEvalCallback(BaseCallback):
     def evaluate_now(self) -> dict[str, Any]:
         """Evaluate the current policy and the paper policy on the validation seeds; log and return the row."""
         self._last_evaluated = self.model.num_timesteps
-        row = self.measure(self.model)
+        return self._record(self.measure(self.model))
+
+    def _record(self, row: dict[str, Any]) -> dict[str, Any]:
+        """Keep the current model as ``best_model.zip`` if ``row`` is the best so far; log and append ``row``."""
         if row["ratio"] < self.best_ratio:
             self.best_ratio = row["ratio"]
             save_model(

@@ -440,7 +440,7 @@ def _warm_start(
         "cpu_seconds": time.process_time() - started,
     }
     write_atomic(run_dir / WARM_START, (json.dumps(report, indent=2) + "\n").encode())
-    evaluation.evaluate_at_start = True
+    evaluation.initial_row = report["validation"]
     row = report["validation"]
     print(
         f"warm start: cloned {config.warm_start} from {report['decisions']} decisions ({report['episodes']} episodes); "

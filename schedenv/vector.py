@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar
 
 import gymnasium as gym
 import numpy as np
@@ -101,6 +101,8 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
         """Copies that ended in the last step and reset in this one (NextStep mode)."""
         self._has_episode = np.zeros(self.num_envs, dtype=np.bool_)
         """Copies reset at least once (a step needs them all)."""
+        self._reward_scale = float(getattr(template, "reward_scale", 1.0))
+        """The single env's ``reward_scale`` (1 for an env without one)."""
         return template
 
     # ----------------------------------------------------------------- hooks of a family
@@ -154,7 +156,7 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
         rewards, terminated = self._step_rows(actions, np.flatnonzero(~self._autoreset))
         rewards, terminated = np.array(rewards, dtype=np.float64), np.array(terminated, dtype=np.bool_)
         rewards[resetting], terminated[resetting] = 0.0, False
-        rewards *= cast(Any, self.template).reward_scale  # as the single env scales its reward (``reward_scale``)
+        rewards *= self._reward_scale  # as the single env scales its reward
         ended = np.flatnonzero(terminated)
         info: dict[str, Any] = {}
         if ended.size:
