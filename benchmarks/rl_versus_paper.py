@@ -77,6 +77,9 @@ class Preset:
 
 PRESETS = {
     "malleable-offline": Preset("malleable_ppo.yaml", "paper", 1.01, ({"speedup": 0.3}, {"speedup": 0.7})),
+    "malleable-offline-exponent": Preset(
+        "malleable_offline_exponent_ppo.yaml", "paper", 1.001, ({"speedup": 0.3}, {"speedup": 0.7})
+    ),
     "malleable-online": Preset("malleable_online_ppo.yaml", "paper", 1.00, ({"load": 0.5}, {"load": 0.9})),
     "malleable-online-range": Preset(
         "malleable_online_range_ppo.yaml",

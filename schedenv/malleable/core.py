@@ -32,12 +32,14 @@ GLOBAL_FEATURES = 3
 """Summary features: log1p(jobs in system), log1p(jobs outside the window), log1p(their work / scale)."""
 
 
-def check_action(action: object, max_jobs: int, low: float = 0.0) -> np.ndarray:
-    """``action`` as float64 entries in [low, 1] (0 for weights, -1 for the ``"log"`` and ``"residual"``
-    modes), or ``ValueError`` naming what is wrong (docs/envs/index.md)."""
+def check_action(action: object, max_jobs: int, low: float = 0.0, length: int | None = None) -> np.ndarray:
+    """``action`` as float64 entries in [low, 1] (0 for weights, -1 for the signed modes), ``max_jobs + 1``
+    of them (``length`` if given: 1 in the ``"exponent"`` mode), or ``ValueError`` naming what is wrong
+    (docs/envs/index.md)."""
     values = as_real_array("action", action, allow_bool=True)
-    if values.shape != (max_jobs + 1,):
-        raise ValueError(f"action has shape {values.shape}; expected ({max_jobs + 1},)")
+    expected = max_jobs + 1 if length is None else length
+    if values.shape != (expected,):
+        raise ValueError(f"action has shape {values.shape}; expected ({expected},)")
     if not np.isfinite(values).all():
         raise ValueError(f"action contains NaN or inf: {values.tolist()}")
     if values.min() < low or values.max() > 1.0:
@@ -75,7 +77,7 @@ def allocation(weights: np.ndarray, window: np.ndarray, n_jobs: int, mode: str =
     return theta / total
 
 
-ACTION_MODES = ("weights", "log", "residual")
+ACTION_MODES = ("weights", "log", "residual", "exponent")
 """How the env reads an action (the env's ``action_mode`` argument; see its Action Space section):
 
 - "weights": ``Box(0, 1)`` weights per slot and one for the group outside the window (the default).
@@ -84,13 +86,26 @@ ACTION_MODES = ("weights", "log", "residual")
 - "residual": ``Box(-1, 1)`` adjustments of the paper policy: the env computes heSRPT's allocation
   (Theorem 5; Adaptive-heSRPT online, §5.3) for the jobs present and multiplies slot s's fraction by
   10^(RESIDUAL_DECADES * a_s) (the group's by that of the last entry); a = 0 is the paper policy.
+- "exponent": ``Box(-1, 1, (1,))``, one number: the env applies heSRPT's allocation (Theorem 5) for the
+  jobs present computed with the exponent p' = p^(2^a) instead of the speedup's p, so p' ranges over
+  [p^2, sqrt(p)] inside (0, 1) and a = 0 is the paper policy. Online, A-heSRPT is not optimal
+  (§5.3), and a mis-specified p' can beat it (docs/envs/malleable.md measures by how much).
 
-Both new modes end in weights that the ``"normalized"`` allocation turns into fractions.
+The signed modes end in weights that the ``"normalized"`` allocation turns into fractions.
 """
 LOG_DECADES = 6.0
 """Decades of weight per unit of a log-space action: a in [-1, 1] gives weights in [1e-6, 1e6]."""
 RESIDUAL_DECADES = 2.0
 """Decades per unit of a residual action: a in [-1, 1] scales the paper policy's fraction by [0.01, 100]."""
+
+
+EXPONENT_BASE = 2.0
+"""p' = p^(EXPONENT_BASE^a) in the ``"exponent"`` mode: a in [-1, 1] gives p' in [p^2, sqrt(p)]."""
+
+
+def effective_exponent(value: float, p: float) -> float:
+    """The heSRPT exponent p' = p^(EXPONENT_BASE^a) that the ``"exponent"`` action ``value`` stands for."""
+    return float(p ** (EXPONENT_BASE**value))
 
 
 def log_weights(values: np.ndarray) -> np.ndarray:
@@ -132,6 +147,16 @@ def residual_weights(
     return weights / top if top > 0 else weights
 
 
+def exponent_weights(
+    value: float, remaining: np.ndarray, weight: np.ndarray, window: np.ndarray, max_jobs: int, p: float
+) -> np.ndarray:
+    """Weights in [0, 1] that apply heSRPT's fractions computed with the exponent p' of a checked
+    ``"exponent"`` action ``value`` (``effective_exponent``); a = 0 is heSRPT itself."""
+    weights = hesrpt_slot_fractions(remaining, weight, window, max_jobs, effective_exponent(value, p))
+    top = weights.max()
+    return weights / top if top > 0 else weights
+
+
 def weights_of_rows(
     actions: np.ndarray,
     mode: str,
@@ -142,22 +167,50 @@ def weights_of_rows(
     n_window: np.ndarray,
     p: np.ndarray,
 ) -> np.ndarray:
-    """The batched env's ``"weights"`` actions for a checked (B, K + 1) batch in ``mode`` ("log" or "residual").
+    """The batched env's ``"weights"`` actions, (B, K + 1), for a checked batch in ``mode`` ("log",
+    "residual": (B, K + 1); "exponent": (B, 1)).
 
-    Row i goes through the single env's own function (``log_weights`` or ``residual_weights``) on
+    Row i goes through the single env's own function (``log_weights``, ``residual_weights`` or
+    ``exponent_weights``) on
     copy i's jobs (``remaining[i, :n_jobs[i]]``, ``weight[i, :n_jobs[i]]``, ``window[i, :n_window[i]]``),
     so the batch equals the single envs bit for bit.
     """
-    weights = np.empty(actions.shape)
+    max_jobs = window.shape[1]
+    weights = np.empty((actions.shape[0], max_jobs + 1))
     for i, values in enumerate(actions):
         if mode == "log":
             weights[i] = log_weights(values)
+            continue
+        n = int(n_jobs[i])
+        jobs = (remaining[i, :n], weight[i, :n], window[i, : int(n_window[i])])
+        if mode == "residual":
+            weights[i] = residual_weights(values, *jobs, float(p[i]))
         else:
-            n = int(n_jobs[i])
-            weights[i] = residual_weights(
-                values, remaining[i, :n], weight[i, :n], window[i, : int(n_window[i])], float(p[i])
-            )
+            weights[i] = exponent_weights(float(values[0]), *jobs, max_jobs, float(p[i]))
     return weights
+
+
+EXPONENT_GRID = np.linspace(-1.0, 1.0, 401)
+"""The ``"exponent"`` actions ``nearest_exponent`` compares (a = 0 among them)."""
+
+
+def nearest_exponent(
+    weights: np.ndarray, remaining: np.ndarray, weight: np.ndarray, window: np.ndarray, max_jobs: int, p: float
+) -> tuple[np.ndarray, bool]:
+    """The ``"exponent"`` action on ``EXPONENT_GRID`` whose allocation is nearest (largest fraction
+    difference) to that of the ``"weights"`` action ``weights``, and whether it is exact (within 1e-6).
+
+    Only heSRPT-family allocations are exact (heSRPT itself at a = 0); for other policies it is the
+    closest one the one-number Box can express.
+    """
+    total = float(np.sum(weights))
+    target = np.asarray(weights, dtype=np.float64) / total if total > 0 else np.zeros(max_jobs + 1)
+    distances = []
+    for value in EXPONENT_GRID:
+        fractions = hesrpt_slot_fractions(remaining, weight, window, max_jobs, effective_exponent(value, p))
+        distances.append(float(np.abs(fractions - target).max(initial=0.0)))
+    best = min(range(EXPONENT_GRID.size), key=lambda i: (distances[i], abs(EXPONENT_GRID[i])))  # ties: a = 0
+    return np.array([EXPONENT_GRID[best]], dtype=np.float32), distances[best] <= 1e-6
 
 
 def signed_action(weights: np.ndarray, mode: str, base: np.ndarray | None = None) -> tuple[np.ndarray, bool]:

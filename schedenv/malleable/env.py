@@ -27,8 +27,10 @@ from schedenv.malleable.core import (
     ReferenceCore,
     allocation,
     check_action,
+    exponent_weights,
     hesrpt_slot_fractions,
     log_weights,
+    nearest_exponent,
     residual_weights,
     signed_action,
 )
@@ -87,7 +89,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     as worded needs it), a sum > 1 is normalised as above, and all-zero is still EQUI. Float32
     rounding of a full allocation then leaves at most ~1e-7 of the servers idle.
 
-    Two more parameterisations, chosen with ``action_mode`` (with the default ``allocation``),
+    Three more parameterisations, chosen with ``action_mode`` (with the default ``allocation``),
     let a policy express allocations that span orders of magnitude, as heSRPT's do, away from the
     edge of the Box where Gaussian policies clip:
 
@@ -98,9 +100,13 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     | "residual"   | ``Box(-1, 1, (K + 1,))`` | heSRPT's fraction (Theorem 5; A-heSRPT online, §5.3)     | the paper  |
     |              |                          | for its job times 10^(2 a_s); the last entry scales the  | policy     |
     |              |                          | outside group's total fraction                           |            |
+    | "exponent"   | ``Box(-1, 1, (1,))``     | heSRPT's fraction computed with the exponent             | the paper  |
+    |              |                          | p' = p^(2^a) in place of p (one number per decision)     | policy     |
 
-    The env computes the residual mode's base allocation itself from the state (it needs
-    s(k) = k^p). Both modes are refused with ``allocation="fractions"``.
+    The env computes the residual and exponent modes' allocations itself from the state (they
+    need s(k) = k^p). The signed modes are refused with ``allocation="fractions"``. Online, the
+    exponent mode spans the policies "A-heSRPT with a mis-specified p'" (§5.3), some of which beat
+    A-heSRPT itself (docs/envs/malleable.md).
     Every element of the Box (all-zero included) is a valid action, so there is no mask and no
     ``invalid_action`` argument: ``action_space.sample()``, Gymnasium's and SB3's ``check_env`` and
     plain ``PPO("MlpPolicy", env)``, ``SAC`` or ``A2C`` (which clip or squash into the Box) work on
@@ -190,7 +196,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     | allocation     | "normalized"      | "normalized" (every server busy) or "fractions" (see Action Space)     |
     | observe_params | False             | append p, load, objective, log N (see Observation Space)               |
     | p_range        | None              | (lo, hi): p ~ U[lo, hi) drawn at every reset; replaces ``speedup``'s p |
-    | action_mode    | "weights"         | "weights", "log" or "residual" (see Action Space)                      |
+    | action_mode    | "weights"         | "weights", "log", "residual" or "exponent" (see Action Space)          |
     | load_range     | None              | (lo, hi): online load ~ U[lo, hi) drawn at every reset; replaces load  |
     | reference      | None              | a baseline name: its metrics on the same episode (Information)         |
     | reward_scale   | 1.0               | rewards x this number > 0, or "auto" (see Rewards)                     |
@@ -290,7 +296,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             high[-4], high[-2] = 1.0, 1.0  # p (or elasticity) and the objective flag
         self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
         low = 0.0 if self.action_mode == "weights" else -1.0
-        self.action_space = spaces.Box(low, 1.0, (self.max_jobs + 1,), dtype=np.float32)
+        self.action_space = spaces.Box(low, 1.0, (self.action_length,), dtype=np.float32)
 
         self._params: MalleableParams | None = None
         self._core: FastCore | ReferenceCore | None = None
@@ -403,6 +409,8 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         In ``action_mode`` "log" or "residual" it is the nearest action of that Box
         (``core.signed_action``): exact to float32 rounding unless a fraction lies beyond the Box's
         edge (a zero, as SRPT gives, becomes 1e-12 of the largest weight, or 1/100 of heSRPT's).
+        In "exponent" mode it is the exponent whose heSRPT allocation is nearest
+        (``core.nearest_exponent``): exact for heSRPT (a = 0), approximate for other policies.
 
         Exact when no job is outside the window; otherwise the group gets the sum of its jobs'
         fractions, which the env then splits equally among them. With ``allocation="fractions"`` a
@@ -430,9 +438,12 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
             return action
         if self.action_mode == "log":
             signed, exact = signed_action(action, "log")
-        else:
+        elif self.action_mode == "residual":
             base = hesrpt_slot_fractions(core.state.remaining, core.state.weight, window, self.max_jobs, self._p())
             signed, exact = signed_action(action, "residual", base)
+        else:
+            state = core.state
+            signed, exact = nearest_exponent(action, state.remaining, state.weight, window, self.max_jobs, self._p())
         if not exact:
             warnings.warn(
                 f"action_mode={self.action_mode!r} cannot express this allocation exactly (a fraction lies beyond "
@@ -445,6 +456,11 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         """Validate ``action`` and turn it into fractions theta aligned with ``state`` (see Action Space)."""
         core = self._require_core()
         return allocation(check_action(self._weights(action), self.max_jobs), core.window, core.n_jobs, self.allocation)
+
+    @property
+    def action_length(self) -> int:
+        """Entries of an action: 1 in the ``"exponent"`` mode, else ``max_jobs + 1`` (see Action Space)."""
+        return 1 if self.action_mode == "exponent" else self.max_jobs + 1
 
     @property
     def scenario_params(self) -> np.ndarray:
@@ -469,14 +485,16 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         """The ``"weights"``-mode action that ``action`` stands for in this env's ``action_mode``."""
         if self.action_mode == "weights":
             return action
-        values = check_action(action, self.max_jobs, low=-1.0)
+        values = check_action(action, self.max_jobs, low=-1.0, length=self.action_length)
         if self.action_mode == "log":
             return log_weights(values)
-        state = self.state
-        return residual_weights(values, state.remaining, state.weight, self.window, self._p())
+        state, p = self.state, self._p()
+        if self.action_mode == "exponent":
+            return exponent_weights(float(values[0]), state.remaining, state.weight, self.window, self.max_jobs, p)
+        return residual_weights(values, state.remaining, state.weight, self.window, p)
 
     def _p(self) -> float:
-        assert isinstance(self.speedup, Power)  # the residual mode is refused otherwise
+        assert isinstance(self.speedup, Power)  # the residual and exponent modes are refused otherwise
         return self.speedup.p
 
     def _observation(self) -> np.ndarray:
@@ -585,9 +603,9 @@ def _check_action_mode(action_mode: Any, allocation_mode: str, speedup: Speedup)
             f"action_mode={mode!r} is not allowed with allocation={allocation_mode!r}; "
             "its weights are normalised, so use allocation='normalized'"
         )
-    if mode == "residual" and not isinstance(speedup, Power):
+    if mode in ("residual", "exponent") and not isinstance(speedup, Power):
         raise ValueError(
-            f"action_mode='residual' adjusts heSRPT, which needs s(k) = k^p, but speedup={speedup!r}; "
+            f"action_mode={mode!r} adjusts heSRPT, which needs s(k) = k^p, but speedup={speedup!r}; "
             "use a number p for speedup, or action_mode 'weights' or 'log'"
         )
     return mode

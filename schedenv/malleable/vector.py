@@ -79,7 +79,7 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
         if mode == "weights":
             weights = self._real_actions(actions, self.max_jobs + 1, 0.0, 1.0, "weights")
         else:  # the single env's conversion, copy by copy (``core.weights_of_rows``)
-            values = self._real_actions(actions, self.max_jobs + 1, -1.0, 1.0, "entries")
+            values = self._real_actions(actions, self.template.action_length, -1.0, 1.0, "entries")
             ints, jobs = self._ints, self._jobs
             weights = weights_of_rows(
                 values, mode, jobs[:, REMAINING], jobs[:, WEIGHT], self._window, ints[:, 0], ints[:, 2], self._p

@@ -1,7 +1,7 @@
 """Hypothesis strategies: small env configurations per family (valid, or with one argument spoiled).
 
 A case runs in milliseconds: a handful of jobs, windows of 1-4 slots, few servers. The valid
-configurations cover every mode of each family (Malleable ``action_mode`` weights/log/residual,
+configurations cover every mode of each family (Malleable ``action_mode`` weights/log/residual/exponent,
 ``allocation``, ``objective``; Dispatch ``time_limits``/``size_known``/objectives; MultiserverJob
 ``action_mode`` select/priority and packings; Moldable ``action_mode`` flat/factored), every
 ``invalid_action`` handling, several size laws (ties, heavy tails) and explicit ``jobs`` lists.
@@ -105,9 +105,9 @@ def malleable(draw: st.DrawFn) -> Case:
     mode = draw(st.sampled_from(["offline", "online"]))
     allocation = draw(st.sampled_from(["normalized", "fractions"]))
     speedup = draw(st.one_of(st.floats(0.05, 1.0), st.floats(0.0, 1.0).map(Amdahl)))
-    action_modes = ["weights"] if allocation == "fractions" else ["weights", "log", "residual"]
+    action_modes = ["weights"] if allocation == "fractions" else ["weights", "log", "residual", "exponent"]
     if isinstance(speedup, Amdahl):
-        action_modes = action_modes[:2]  # residual needs s(k) = k^p
+        action_modes = action_modes[:2]  # residual and exponent need s(k) = k^p
     kwargs: dict[str, Any] = {
         "mode": mode,
         "n_servers": draw(st.one_of(st.sampled_from([1.0, 4.0, 1000.0]), st.floats(0.5, 1e6))),
