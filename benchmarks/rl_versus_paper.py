@@ -7,6 +7,7 @@
     python benchmarks/rl_versus_paper.py moldable --publish           # MaskablePPO vs HRF-EASY
     python benchmarks/rl_versus_paper.py dispatch                     # development: test seeds, into runs/
     python benchmarks/rl_versus_paper.py dispatch --quick             # a smoke run: 2 runs, 20k steps, 10 seeds
+    python benchmarks/rl_versus_paper.py malleable-online-range --replicate  # a reviewer's check of a published result
 
 Every preset trains 3 independent runs (training seeds 0, 1, 2, two at a time on the 2-core machine)
 with its shipped config in ``agents/configs``, for the config's own ``timesteps`` (the config is the
@@ -22,6 +23,12 @@ line is appended to ``benchmarks/results/ledger.jsonl``, so the ledger counts ev
 sealed seeds (as many as the preset's ``test_episodes``: 100, and 9,000 for Dispatch, where every
 baseline's mean is then within ±10%, ``schedenv.dispatch.preset``). The headline is the runs' ratio of
 means to the paper policy with its two-level bootstrap interval (``schedenv.stats.ratio_of_means``).
+
+``--replicate`` is the reviewer's check of a published result (docs/rl/seed-plan.md): the shipped
+config retrained with other training seeds (``REPLICATION_TRAIN_SEEDS``), scored on other sealed seeds
+(from ``REPLICATION_SEALED_START``), from a clean tree, with its own ledger line; the files go to
+``benchmarks/results/replications`` and the command says whether the ratio lies inside the published
+interval (a test reads the committed files and requires it).
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from typing import Any
 
 import agents
 from agents.assess import Assessment, assess, merge_env_kwargs
-from agents.protocol import LEDGER, append_ledger, config_hash, ledger_entry, split_seeds
+from agents.protocol import LEDGER, SEALED_TEST_SEEDS, append_ledger, config_hash, ledger_entry, split_seeds
 from agents.results import RLResults, Run, Setting, load_results, plot_learning_curves, render_markdown
 from agents.runs import read_evaluations, read_provenance
 from agents.sweep import run_folder, sweep
@@ -97,6 +104,12 @@ PRESETS = {
 }
 TRAIN_SEEDS = (0, 1, 2)
 QUICK_SEEDS = (0, 1)
+REPLICATION_TRAIN_SEEDS = (100, 101, 102)
+"""Training seeds of ``--replicate``: never those of a published run (``TRAIN_SEEDS``)."""
+REPLICATION_SEALED_START = SEALED_TEST_SEEDS.start + 500_000
+"""First sealed seed of ``--replicate``: half-way into the sealed range, far from the published seeds."""
+REPLICATIONS = "benchmarks/results/replications"
+"""Where ``--replicate`` writes (``rl_<preset>.json``, ``.md``, ``.png``)."""
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -111,14 +124,22 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2, help="training runs at once")
     parser.add_argument("--out", default=None, help="folder of the results (default: runs/rl_<preset>/report)")
     parser.add_argument("--runs", default="runs", help="parent folder of the training runs")
+    parser.add_argument(
+        "--replicate",
+        action="store_true",
+        help=f"retrain with seeds {list(REPLICATION_TRAIN_SEEDS)}, score on other sealed seeds, into {REPLICATIONS}",
+    )
     parser.add_argument("--ledger", default=None, help=f"--publish: the ledger to append to (default {LEDGER})")
     args = parser.parse_args(argv)
-    if args.publish and (args.quick or args.timesteps is not None):
-        parser.error("--publish trains the config's own budget with 3 runs: drop --quick and --timesteps")
-    if args.ledger and not args.publish:
-        parser.error("--ledger records looks at the sealed seeds: give --publish too")
+    if args.replicate and args.publish:
+        parser.error("--replicate and --publish are two different looks at the sealed seeds: give one")
+    sealed = args.publish or args.replicate
+    if sealed and (args.quick or args.timesteps is not None):
+        parser.error("--publish and --replicate train the config's own budget, 3 runs: drop --quick and --timesteps")
+    if args.ledger and not sealed:
+        parser.error("--ledger records looks at the sealed seeds: give --publish or --replicate too")
     committed = ROOT / "benchmarks/results"
-    if args.out and not args.publish and committed in [Path(args.out).resolve(), *Path(args.out).resolve().parents]:
+    if args.out and not sealed and committed in [Path(args.out).resolve(), *Path(args.out).resolve().parents]:
         parser.error(f"--out {args.out!r} is inside {committed}, where only --publish writes (committed results)")
     return args
 
@@ -127,17 +148,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     preset = PRESETS[args.preset]
     commit, dirty = _commit()
-    if args.publish and dirty:
-        raise SystemExit(f"--publish needs a clean tree: commit {commit} has uncommitted changes (git status)")
-    seeds = QUICK_SEEDS if args.quick else TRAIN_SEEDS
+    sealed = args.publish or args.replicate
+    if sealed and dirty:
+        flag = "--publish" if args.publish else "--replicate"
+        raise SystemExit(f"{flag} needs a clean tree: commit {commit} has uncommitted changes (git status)")
+    published = ROOT / "benchmarks/results" / f"rl_{args.preset}.json"
+    if args.replicate and not (published.exists() and load_results(published).split == "sealed"):
+        raise SystemExit(f"--replicate checks a published result, and {published} is not one: publish it first")
+    seeds = REPLICATION_TRAIN_SEEDS if args.replicate else QUICK_SEEDS if args.quick else TRAIN_SEEDS
     timesteps = args.timesteps or (20_000 if args.quick else preset.timesteps)
     episodes = args.test_episodes or (10 if args.quick else preset.test_episodes)
-    split = "sealed" if args.publish else "test"
-    test_seeds = split_seeds(split, episodes)
-    out = Path(
-        args.out or (ROOT / "benchmarks/results" if args.publish else Path(args.runs) / f"rl_{args.preset}/report")
+    split = "sealed" if sealed else "test"
+    test_seeds = split_seeds(split, episodes, REPLICATION_SEALED_START if args.replicate else None)
+    default_out = (
+        ROOT / REPLICATIONS
+        if args.replicate
+        else ROOT / "benchmarks/results"
+        if args.publish
+        else Path(args.runs) / f"rl_{args.preset}/report"
     )
-    runs_dir = Path(args.runs) / f"rl_{args.preset}"
+    out = Path(args.out or default_out)
+    runs_dir = Path(args.runs) / (f"rl_{args.preset}-replication" if args.replicate else f"rl_{args.preset}")
 
     config_path = str(preset.path)
     overrides = {"timesteps": timesteps, "progress_bar": False}
@@ -156,14 +187,27 @@ def main(argv: list[str] | None = None) -> int:
     results = collect(args.preset, preset, config, trained, elsewhere, folders, seeds, (commit, dirty), split)
     results = dataclasses.replace(results, command=command.strip())
     write(results, out)
-    if args.publish:
+    if sealed:
         ledger = Path(args.ledger) if args.ledger else ROOT / LEDGER
-        entry = ledger_entry(
-            f"benchmarks/results/rl_{args.preset}.json", dataclasses.asdict(config), commit, test_seeds
-        )
+        where = REPLICATIONS if args.replicate else "benchmarks/results"
+        entry = ledger_entry(f"{where}/rl_{args.preset}.json", dataclasses.asdict(config), commit, test_seeds)
         append_ledger(ledger, entry)
     print(render_markdown(results))
+    if args.replicate:
+        print(replication_verdict(load_results(published), results))
     return 0
+
+
+def replication_verdict(published: RLResults, replicated: RLResults) -> str:
+    """Whether the replication's ratio of means lies inside the published 95% interval, in one sentence."""
+    low, high = published.headline["ci95"]
+    ratio = replicated.headline["ratio_of_means"]
+    inside = "inside" if low <= ratio <= high else "OUTSIDE"
+    return (
+        f"{replicated.setting}: retrained with seeds {replicated.train_seeds} on sealed seeds from "
+        f"{replicated.test_seeds[0]}: {ratio:.4f}, {inside} the published interval [{low:.4f}, {high:.4f}] "
+        f"(published {published.headline['ratio_of_means']:.4f} with seeds {published.train_seeds})"
+    )
 
 
 def _commit() -> tuple[str, bool]:

@@ -109,7 +109,10 @@ def test_development_runs_never_write_the_committed_results(capsys: pytest.Captu
     assert "where only --publish writes" in err and "--ledger records looks at the sealed seeds" in err
     with pytest.raises(SystemExit):
         rl_versus_paper.parse(["dispatch", "--publish", "--quick"])
-    assert "--publish trains the config's own budget" in capsys.readouterr().err
+    assert "--publish and --replicate train the config's own budget" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        rl_versus_paper.parse(["dispatch", "--publish", "--replicate"])
+    assert "two different looks at the sealed seeds" in capsys.readouterr().err
 
 
 def test_publishing_needs_a_clean_tree_and_appends_one_ledger_line(
@@ -143,3 +146,51 @@ def test_every_committed_results_page_is_generated_from_its_json() -> None:
         assert path.with_suffix(".md").read_text() == render_results.rendered(path), (
             f"{path.name}: run python benchmarks/render_results.py --update-results"
         )
+
+
+def test_a_replication_retrains_with_other_seeds_on_other_sealed_seeds_and_says_where_it_lands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(TINY))
+    preset = rl_versus_paper.Preset(str(config), "paper", 1.0, ({"speedup": 0.3}, {"speedup": 0.7}))
+    monkeypatch.setitem(rl_versus_paper.PRESETS, "malleable-offline", preset)  # checked against its published file
+    monkeypatch.setattr(rl_versus_paper, "_commit", lambda: ("d" * 40, False))
+    argv = ["malleable-offline", "--replicate", "--test-episodes", "3", "--workers", "1"]
+    argv += ["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--ledger", str(tmp_path / "l.jsonl")]
+    assert rl_versus_paper.main(argv) == 0
+    results = load_results(tmp_path / "out" / "rl_malleable-offline.json")
+    _check(results, runs=3, split="sealed")
+    assert results.train_seeds == list(rl_versus_paper.REPLICATION_TRAIN_SEEDS)
+    start = rl_versus_paper.REPLICATION_SEALED_START
+    assert results.test_seeds == [start, start + 1, start + 2]
+    (line,) = [json.loads(text) for text in (tmp_path / "l.jsonl").read_text().splitlines()]
+    assert line["results"] == "benchmarks/results/replications/rl_malleable-offline.json"
+    published = load_results(RESULTS / "rl_malleable-offline.json")
+    assert capsys.readouterr().out.strip().endswith(
+        rl_versus_paper.replication_verdict(published, results).split("(published")[1]
+    )
+    monkeypatch.setattr(rl_versus_paper, "_commit", lambda: ("d" * 40, True))
+    with pytest.raises(SystemExit, match="--replicate needs a clean tree"):
+        rl_versus_paper.main(argv)
+
+
+REPLICATIONS = sorted((RESULTS / "replications").glob("rl_*.json"))
+
+
+@pytest.mark.parametrize("path", REPLICATIONS, ids=[p.stem for p in REPLICATIONS])
+def test_each_committed_replication_lands_inside_the_published_interval(path: Path) -> None:
+    """docs/rl/seed-plan.md: a reviewer who retrains a shipped config with other training seeds and
+    scores it on other sealed seeds gets a ratio inside the published interval."""
+    replicated = load_results(path)
+    published = load_results(RESULTS / path.name)
+    assert replicated.split == published.split == "sealed"
+    assert replicated.config_sha256 == published.config_sha256
+    assert not set(replicated.train_seeds) & set(published.train_seeds)
+    assert not set(replicated.test_seeds) & set(published.test_seeds)
+    low, high = published.headline["ci95"]
+    assert low <= replicated.headline["ratio_of_means"] <= high, rl_versus_paper.replication_verdict(
+        published, replicated
+    )
+    ledger = [json.loads(line) for line in (RESULTS / "ledger.jsonl").read_text().splitlines()]
+    assert any(entry["results"] == f"benchmarks/results/replications/{path.name}" for entry in ledger)
