@@ -79,11 +79,11 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
 
     ## Action Space
 
-    | action_mode          | space                   | steps per epoch        | action                                        |
-    |----------------------|-------------------------|------------------------|-----------------------------------------------|
-    | "priority" (default) | Box(-1, 1, (max_jobs,)) | 1                      | a score per slot, packed by ``packing``       |
-    | "select"             | Discrete(max_jobs + 1)  | one per job, + commit  | a window slot to add, or commit (max_jobs)    |
-    | "ranked"             | Discrete(max_jobs)      | one per job, + commit  | an option, in ServerFilling-SRPT's order      |
+    | action_mode          | space                   | steps per epoch  | action                                   |
+    |----------------------|-------------------------|------------------|------------------------------------------|
+    | "priority" (default) | Box(-1, 1, (max_jobs,)) | 1                | a score per slot, packed by ``packing``  |
+    | "select"             | Discrete(max_jobs + 1)  | jobs + commit    | a window slot to add, or commit          |
+    | "ranked"             | Discrete(max_jobs)      | jobs + commit    | an option, in ServerFilling-SRPT's order |
 
     ``action_mode="priority"`` (default, so that any sample of the space is a valid action):
     ``Box(-1, 1, (max_jobs,), float32)``, a score per slot. Slots with a score >= 0 are eligible
@@ -147,7 +147,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | 7i + 2 | log1p(remaining size / scale); 0 when sizes are hidden          | 0   | inf |
     | 7i + 3 | log1p(age / scale), age = size served so far                    | 0   | inf |
     | 7i + 4 | log1p(time in system / scale)                                   | 0   | inf |
-    | 7i + 5 | selected for the service set being built (select); commit (ranked) | 0 | 1 |
+    | 7i + 5 | selected for the service set being built; ranked mode: commit   | 0   | 1   |
     | 7i + 6 | served during the previous interval                             | 0   | 1   |
     | 7K     | free servers / k given the current selection                    | 0   | 1   |
     | 7K + 1 | log1p(jobs in system)                                           | 0   | inf |
@@ -228,7 +228,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | max_jobs               | 16               | window size K                                                |
     | render_mode            | None             | "ansi", "rgb_array" or "human" (pygame window or stdout)     |
     | observe_params         | False            | append the scenario's parameters to the observation          |
-    | invalid_action         | "fallback"       | masked select / ranked actions: "fallback", "penalty", "raise" |
+    | invalid_action         | "fallback"       | masked select/ranked actions: "fallback", "penalty", "raise" |
     | invalid_action_penalty | 1.0              | subtracted from the reward of an invalid step ("penalty")    |
     | reference              | None             | baseline run on the same episode (Information)               |
     | reward_scale           | 1.0              | rewards x this number > 0, or "auto" (see Rewards)           |

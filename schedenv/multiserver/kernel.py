@@ -626,3 +626,22 @@ def rank_options(window, needs, selected, free, k, new_epoch, plan, features, ob
             obs[7 * i : 7 * i + 7] = features[7 * s : 7 * s + 7]
     obs[7 * m] = free / k
     return n
+
+
+@njit(cache=True)
+def rank_rows(rows, jobs_i, window, selected, ints, n_stream, k, plan, features, obs, options, mask, work):  # fmt: skip
+    """``rank_options`` for each copy in ``rows`` of the batched env after its step or reset (a copy with
+    nothing selected has just opened an epoch); a copy whose episode has ended (all ``n_stream`` jobs
+    arrived and completed) gets an all-ones mask, as the single env."""
+    for r in range(rows.size):
+        i = rows[r]
+        n_window = ints[i, N_WINDOW]
+        new_epoch = True
+        for s in range(n_window):
+            new_epoch = new_epoch and not selected[i, s]
+        rank_options(
+            window[i, :n_window], jobs_i[i, NEED], selected[i, :n_window], ints[i, FREE], k, new_epoch, plan[i],
+            features[i], obs[i], options[i], mask[i], work[i],
+        )  # fmt: skip
+        if ints[i, N_JOBS] == 0 and ints[i, NEXT_ARRIVAL] >= n_stream:
+            mask[i, :] = 1

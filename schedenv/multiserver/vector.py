@@ -141,18 +141,11 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
         return np.where(slots == kernel.RANKED_COMMIT, self.max_jobs, slots), invalid[stepping]
 
     def _rank(self, rows: np.ndarray) -> None:
-        """Ranked mode: each copy's options, masks and observation after its step or reset, as the single env's
-        ``_rank`` (a copy with nothing selected has just opened an epoch)."""
-        ints, window, selected, need = self._ints, self._window, self._selected, self._jobs_i[:, kernel.NEED]
-        for i in rows.tolist():
-            n_window = ints[i, kernel.N_WINDOW]
-            kernel.rank_options(
-                window[i, :n_window], need[i], selected[i, :n_window], ints[i, kernel.FREE], self.n_servers,
-                not selected[i].any(), self._plan[i], self._features[i], self._obs[i], self._options[i],
-                self._ranked_mask[i], self._work[i],
-            )  # fmt: skip
-            if ints[i, kernel.N_JOBS] == 0 and ints[i, kernel.NEXT_ARRIVAL] >= self._times.shape[1]:
-                self._ranked_mask[i] = 1  # the episode has ended: any action is accepted
+        """Ranked mode: each copy's options, masks and observation after its step or reset, as the single env's."""
+        kernel.rank_rows(
+            rows.astype(np.int64), self._jobs_i, self._window, self._selected, self._ints, self._times.shape[1],
+            self.n_servers, self._plan, self._features, self._obs, self._options, self._ranked_mask, self._work,
+        )  # fmt: skip
 
     def _check_actions(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The actions as the kernel takes them: (slots, scores); raise for values outside the space and,
