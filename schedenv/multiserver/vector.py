@@ -22,8 +22,9 @@ Autoreset, partial resets, seeding, ``final_obs`` / ``final_info`` and ``call`` 
 page, "The batched envs"); this module supplies the batched transition and the ``info`` arrays.
 
 Ranked mode: a (B,) integer array of options with (B, max_jobs) masks; each option becomes the select
-step it names (the single env's ``kernel.rank_options`` lists the options of every copy after its step),
-a masked one option 0 (flagged, and charged ``invalid_action_penalty`` under "penalty").
+step it names and ``kernel.rank_rows`` lists every stepped copy's next options with the single env's
+``kernel.rank_options``; a masked option is option 0 (flagged, and charged ``invalid_action_penalty``
+under "penalty"; "raise" raises naming the copies).
 
 ``info`` holds arrays ``time``, ``n_jobs``, ``n_outside``, ``invalid_action`` and, in select and ranked modes,
 ``action_mask``, and, for copies whose episode ended, ``episode_metrics`` (a dict of arrays, valid where

@@ -224,3 +224,22 @@ def test_reference_run_and_auto_reward_scale_in_ranked_mode() -> None:
         total += reward
     assert info["reference_metrics"] == info["episode_metrics"]
     assert total == pytest.approx(-1.0, rel=0.5)
+
+
+def test_batched_masked_options_raise_naming_the_copies_and_change_nothing() -> None:
+    kwargs = {"action_mode": "ranked", "n_arrivals": 20, "invalid_action": "raise"}
+    venv = gym.make_vec(ENV_ID, 3, vectorization_mode="vector_entry_point", **kwargs)
+    twin = gym.make_vec(ENV_ID, 3, vectorization_mode="vector_entry_point", **kwargs)
+    venv.reset(seed=3)
+    twin.reset(seed=3)
+    masks = venv.unwrapped.action_masks()
+    assert masks.shape == (3, 16) and (masks[:, 0] == 1).all() and (masks[:, -1] == 0).all()
+    with pytest.raises(ValueError, match=r"actions of copies \[1\] are masked: an option this decision does not"):
+        venv.step(np.array([0, 15, 0]))
+    with pytest.raises(ValueError, match=r"copies \[2\] are out of range; each must lie in 0..15"):
+        venv.step(np.array([0, 0, 16]))
+    np.testing.assert_array_equal(venv.unwrapped.action_masks(), masks)
+    for a, b in zip(
+        venv.step(np.zeros(3, dtype=np.int64))[:3], twin.step(np.zeros(3, dtype=np.int64))[:3], strict=True
+    ):
+        np.testing.assert_array_equal(a, b)
