@@ -507,7 +507,13 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
 
     @property
     def commit_action(self) -> int:
-        """The select-mode action that commits the service set (``max_jobs``)."""
+        """The action that commits the service set: ``max_jobs`` in select mode; in ranked mode the index
+        of the commit option (``ValueError`` while it is not an option: nothing is selected yet)."""
+        if self.action_mode == "ranked":
+            hits = np.flatnonzero(self._options[: self._n_options] == RANKED_COMMIT)
+            if not hits.size:
+                raise ValueError("commit is not an option of this decision: no job is selected yet")
+            return int(hits[0])
         return self.max_jobs
 
     @property

@@ -125,6 +125,8 @@ def test_hand_worked_options_masks_and_observation() -> None:
     # The paper's set {C} (slot 2) first, then the others in SRPT order; no commit with nothing selected.
     assert unwrapped.ranked_options.tolist() == [2, 0, 1, 3, 4]
     assert info["action_mask"].tolist() == [1, 1, 1, 1, 1, 0, 0, 0]
+    with pytest.raises(ValueError, match="commit is not an option of this decision"):
+        _ = unwrapped.commit_action
     assert observation[SLOT * 0 + 1] == 1.0 and observation[SLOT * 1 + 1] == 1 / 8  # C, then B
     assert observation[SLOT * 2 + 1] == 0.5 and observation[SLOT * 5] == 0.0  # A; slot 5 is padding
     # Deviate: take B (option 1). C no longer fits, so commit comes first, then A, D, E.
@@ -135,7 +137,7 @@ def test_hand_worked_options_masks_and_observation() -> None:
     assert observation[SLOT + 1] == 0.5 and observation[SLOT * 8] == 7 / 8  # A; 7 servers free
     # Take D (option 2: slot 3), then commit (option 0): B and D run until B completes at t = 2.
     env.step(2)
-    assert unwrapped.ranked_options.tolist() == [RANKED_COMMIT, 1, 4]
+    assert unwrapped.ranked_options.tolist() == [RANKED_COMMIT, 1, 4] and unwrapped.commit_action == 0
     observation, reward, _, _, info = env.step(0)
     assert info["time"] == 2.0 and info["busy_servers"] == 3 and reward == -5 * 2.0
     assert [record.job_id for record in info["completed"]] == [1]
