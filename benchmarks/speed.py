@@ -189,6 +189,7 @@ BATCHED_CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "Malleable offline defaults": (MALLEABLE, {}),
     "Dispatch defaults": (DISPATCH, {}),
     "MultiserverJob select mode": ("schedenv/MultiserverJob-v0", {"action_mode": "select"}),
+    "MultiserverJob ranked mode": ("schedenv/MultiserverJob-v0", {"action_mode": "ranked"}),
     "Moldable defaults": ("schedenv/Moldable-v0", {}),
 }
 """The native batched envs timed against their single env (same kwargs)."""
@@ -257,6 +258,7 @@ TRAINING_CASES = {
     "Malleable online": "malleable_online_ppo.yaml",
     "Dispatch": "dispatch_maskable_ppo.yaml",
     "MultiserverJob (select)": "multiserverjob_maskable_ppo.yaml",
+    "MultiserverJob (ranked)": "multiserverjob_ranked_maskable_ppo.yaml",
     "Moldable": "moldable_maskable_ppo.yaml",
 }
 """Each family's shipped training config, timed end to end by ``training_section``."""

@@ -37,6 +37,7 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "Dispatch": ("schedenv/Dispatch-v0", {"n_arrivals": 6, "n_hosts": 2, "max_jobs": 2}),
     "MultiserverJob": ("schedenv/MultiserverJob-v0", SMALL_MULTISERVER),
     "MultiserverJob-select": ("schedenv/MultiserverJob-v0", {**SMALL_MULTISERVER, "action_mode": "select"}),
+    "MultiserverJob-ranked": ("schedenv/MultiserverJob-v0", {**SMALL_MULTISERVER, "action_mode": "ranked"}),
     "Moldable": ("schedenv/Moldable-v0", {"n_procs": 8, "n_jobs": 5, "max_jobs": 3}),
 }
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP]

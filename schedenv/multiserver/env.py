@@ -16,7 +16,7 @@ from gymnasium import spaces
 from schedenv.deprecation import warn_deprecated
 from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
 from schedenv.multiserver.fast import FastCore
-from schedenv.multiserver.kernel import pack_service_set
+from schedenv.multiserver.kernel import RANKED_COMMIT, pack_service_set, rank_options
 from schedenv.multiserver.metrics import episode_metrics
 from schedenv.multiserver.packing import PACKINGS
 from schedenv.multiserver.render import render_servers, render_text
@@ -55,7 +55,9 @@ SLOT_FEATURES = 7
 GLOBAL_FEATURES = 5
 """Free servers/k, log1p(jobs), log1p(jobs outside), log1p(their need/k), log1p(their remaining size)."""
 INVALID_ACTIONS = ("fallback", "penalty", "raise")
-"""What select mode does with a masked action (see ``MultiserverJobEnv``)."""
+"""What select and ranked modes do with a masked action (see ``MultiserverJobEnv``)."""
+ACTION_MODES = ("priority", "select", "ranked")
+"""The env's action modes (table in ``MultiserverJobEnv``'s docstring)."""
 
 
 def _frequencies(needs: np.ndarray) -> tuple[list[float], list[float]]:
@@ -76,6 +78,13 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     remaining sizes, and is optimal in heavy traffic (Theorem 4.2).
 
     ## Action Space
+
+    | action_mode          | space                   | steps per epoch  | action                                   |
+    |----------------------|-------------------------|------------------|------------------------------------------|
+    | "priority" (default) | Box(-1, 1, (max_jobs,)) | 1                | a score per slot, packed by ``packing``  |
+    | "select"             | Discrete(max_jobs + 1)  | jobs + commit    | a window slot to add, or commit          |
+    | "ranked"             | Discrete(max_jobs)      | jobs + commit    | an option, in ServerFilling-SRPT's order |
+
     ``action_mode="priority"`` (default, so that any sample of the space is a valid action):
     ``Box(-1, 1, (max_jobs,), float32)``, a score per slot. Slots with a score >= 0 are eligible
     (if none is, every occupied slot is); they are ordered by decreasing score (ties: slot order)
@@ -88,13 +97,27 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     no other job fits. ``action_masks()`` (and ``info["action_mask"]``, int8) allow the slots that
     hold a job, are not selected yet and fit in the free servers; commit is allowed once at least
     one job is selected (an all-idle system is never useful with preemption).
-    Jobs outside the window are never served. Helpers: ``commit_action``, ``slot_of_job`` and
-    ``action_from_service_set`` (the action that serves a given set, in either mode).
+    Jobs outside the window are never served.
+    ``action_mode="ranked"``: select mode with each step's choices listed in the paper policy's order,
+    so that option 0 at every step IS ServerFilling-SRPT (§3.2), bit for bit, and an agent learns
+    where to deviate from it. At each epoch the env computes ServerFilling's service set over the
+    window order (SRPT when ``size_known``; else arrival order, which makes option 0 ServerFilling);
+    the options of a step are then: the jobs of that set not selected yet that fit (slot order), then
+    commit (once a job is selected), then the other unselected jobs that fit (slot order). Action i
+    takes option i (``ranked_options`` gives each option's window slot, -1 for commit); the mask
+    allows the options and nothing after them. Once the paper's set is selected, option 0 commits,
+    as the paper does even where a job would still fit (needs that are not powers of two). The
+    equivalence needs ``max_jobs >= n_servers`` (ServerFilling's candidate set, at most k jobs, then
+    lies in the window).
+    Helpers: ``commit_action``, ``slot_of_job`` and ``action_from_service_set`` (the action that
+    serves a given set, in every mode: a baseline acts in ranked mode through it, ServerFilling-SRPT
+    always with 0).
 
     Every element of the action space is a legal argument to ``step`` (docs/envs/index.md). In priority
     mode every score vector in [-1, 1] is a valid action, so nothing is masked. In select mode a
     masked action (an empty, already selected or non-fitting slot, or commit with nothing
-    selected) is handled by ``invalid_action``:
+    selected), and in ranked mode an index past the last option, is handled by ``invalid_action``
+    (ranked mode's fallback is option 0, the paper's choice):
 
     - ``"fallback"`` (default): commit instead, if commit is allowed (at least one job selected:
       the agent asked for a job that cannot join, so the service set stays as the agent built
@@ -113,7 +136,9 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     ## Observation Space
     ``Box(float32)`` of length ``7 * max_jobs + 5``. The window holds up to ``max_jobs`` jobs: by
     least remaining size first (ties: arrival) when ``size_known``, else oldest first. ``scale``
-    is the mean size E[S] (time units). Slot i occupies entries ``7i .. 7i+6``:
+    is the mean size E[S] (time units). Slot i occupies entries ``7i .. 7i+6``. In ranked mode slot
+    i describes option i instead (jobs already selected and jobs that do not fit are not listed;
+    the commit option has entry 7i = 1, entry 7i + 5 = 1 and 0 elsewhere; padding after the options):
 
     | index  | meaning                                                         | min | max |
     |--------|-----------------------------------------------------------------|-----|-----|
@@ -122,7 +147,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | 7i + 2 | log1p(remaining size / scale); 0 when sizes are hidden          | 0   | inf |
     | 7i + 3 | log1p(age / scale), age = size served so far                    | 0   | inf |
     | 7i + 4 | log1p(time in system / scale)                                   | 0   | inf |
-    | 7i + 5 | selected for the service set being built (select mode)          | 0   | 1   |
+    | 7i + 5 | selected for the service set being built; ranked mode: commit   | 0   | 1   |
     | 7i + 6 | served during the previous interval                             | 0   | 1   |
     | 7K     | free servers / k given the current selection                    | 0   | 1   |
     | 7K + 1 | log1p(jobs in system)                                           | 0   | inf |
@@ -171,7 +196,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     Every step: ``time``, ``n_jobs``, ``n_outside`` (jobs outside the window), ``completed``
     (``MultiserverJobRecord``: job_id, arrival, size, completion, slowdown = T / d, server_need,
     duration), ``invalid_action`` (True when a masked select action was replaced by the fallback;
-    always False in priority mode and on reset) and, in select mode, ``action_mask`` (all ones
+    always False in priority mode and on reset) and, in select and ranked modes, ``action_mask`` (all ones
     after the step that ends the episode: nothing is left to decide). Steps that advance time add
     ``busy_servers``
     (servers in use over the interval just simulated) and ``elapsed`` (time advanced; it includes
@@ -198,12 +223,12 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     | jobs                   | None             | (need, duration) pairs at t = 0 or (arrival, need, duration) |
     | trace                  | None             | "alibaba", its CSV path or an SWF path: replay n_arrivals    |
     | size_known             | True             | sizes visible (SRPT order) or hidden (ages only)             |
-    | action_mode            | "priority"       | "priority" or "select" (Discrete + masks, for MaskablePPO)   |
+    | action_mode            | "priority"       | "priority", "select" or "ranked" (table in Action Space)     |
     | packing                | "serverfilling"  | priority mode: "serverfilling", "firstfit" or "greedy"       |
     | max_jobs               | 16               | window size K                                                |
     | render_mode            | None             | "ansi", "rgb_array" or "human" (pygame window or stdout)     |
     | observe_params         | False            | append the scenario's parameters to the observation          |
-    | invalid_action         | "fallback"       | select mode, masked actions: "fallback", "penalty", "raise"  |
+    | invalid_action         | "fallback"       | masked select/ranked actions: "fallback", "penalty", "raise" |
     | invalid_action_penalty | 1.0              | subtracted from the reward of an invalid step ("penalty")    |
     | reference              | None             | baseline run on the same episode (Information)               |
     | reward_scale           | 1.0              | rewards x this number > 0, or "auto" (see Rewards)           |
@@ -218,6 +243,9 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     >>> select = gym.make("schedenv/MultiserverJob-v0", action_mode="select")
     >>> obs, info = select.reset(seed=0)
     >>> obs, reward, terminated, truncated, info = select.step(int(info["action_mask"].argmax()))
+    >>> ranked = gym.make("schedenv/MultiserverJob-v0", action_mode="ranked")
+    >>> obs, info = ranked.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = ranked.step(0)  # ServerFilling-SRPT's choice
 
     ## References
     I. Grosof, Z. Scully, M. Harchol-Balter, A. Scheller-Wolf. Optimal Scheduling in the
@@ -227,6 +255,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     - v0: initial version; ``invalid_action`` added later (its default, "fallback", changes no
       reward of a valid action; before it, masked select actions raised).
     - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
+    - v0: ``action_mode="ranked"`` added (the other modes unchanged).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
@@ -254,7 +283,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     ) -> None:
         arguments = dict(locals())  # before any other statement: the reference run rebuilds the env from them
         self.n_servers = check_int("n_servers", n_servers, maximum=MAX_SERVERS)
-        self.action_mode = check_choice("action_mode", action_mode, ("select", "priority"))
+        self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
         self.packing = check_choice("packing", packing, PACKINGS)
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTIONS)
@@ -325,6 +354,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self.action_space: spaces.Space[Any]
         if self.action_mode == "select":
             self.action_space = spaces.Discrete(self.max_jobs + 1)
+        elif self.action_mode == "ranked":
+            self.action_space = spaces.Discrete(self.max_jobs)
         else:
             self.action_space = spaces.Box(-1.0, 1.0, (self.max_jobs,), dtype=np.float32)
 
@@ -332,6 +363,15 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self._window_need = np.empty(0, dtype=np.int64)
         self._window_selected = np.empty(0, dtype=bool)
         self._mask = np.zeros(self.max_jobs + 1, dtype=np.int8)
+        # Ranked mode: the options of the current step (window slots, or RANKED_COMMIT) and their mask,
+        # the paper's service set over the window and the window-order slot features (kernel.rank_options).
+        self._options = np.zeros(self.max_jobs, dtype=np.int64)
+        self._ranked_mask = np.zeros(self.max_jobs, dtype=np.int8)
+        self._plan = np.zeros(self.max_jobs, dtype=np.bool_)
+        self._features = np.zeros(SLOT_FEATURES * self.max_jobs, dtype=np.float32)
+        self._slots = np.arange(self.max_jobs, dtype=np.int64)
+        self._rank_work = np.zeros(2 * self.max_jobs + 2 * self.n_servers, dtype=np.int64)
+        self._n_options = 0
         self._free = self.n_servers
         self._records: list[MultiserverJobRecord] = []
         self._epochs = 0
@@ -381,6 +421,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
                 raise
             return self._commit(outcome)
         slot = self._check_slot(action)
+        if self.action_mode == "ranked":
+            return self._step_ranked(slot)
         invalid = not self._mask[slot]
         if invalid:
             if self.invalid_action == "raise":
@@ -391,6 +433,23 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
                 )
                 raise ValueError(f"action={slot} is masked: {reason}")
             slot = self.fallback_action
+        return self._select(slot, invalid)
+
+    def _step_ranked(self, choice: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Ranked mode: option ``choice`` (a masked one: option 0, the paper's) as the select step it names."""
+        invalid = not self._ranked_mask[choice]
+        if invalid:
+            if self.invalid_action == "raise":
+                n = self._n_options
+                raise ValueError(f"action={choice} is masked: this decision has {n} options (0..{n - 1})")
+            choice = self.fallback_action
+        slot = int(self._options[choice])
+        return self._select(self.max_jobs if slot == RANKED_COMMIT else slot, invalid)
+
+    def _select(self, slot: int, invalid: bool) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Select or ranked mode: add window slot ``slot`` to the service set, or commit it (``max_jobs``)."""
+        core = self._core
+        assert core is not None
         penalty = self.invalid_action_penalty if invalid and self.invalid_action == "penalty" else 0.0
         if slot == self.max_jobs:
             return self._commit(core.step(None, self._window_selected), invalid, penalty)
@@ -403,6 +462,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self._mask[self.max_jobs] = 1
         self._obs[SLOT_FEATURES * slot + 5] = 1.0
         self._obs[SLOT_FEATURES * self.max_jobs] = self._free / self.n_servers
+        if self.action_mode == "ranked":
+            self._rank(new_epoch=False)
         info = self._info([], invalid=invalid)
         if self._display is not None:
             self.render()
@@ -446,7 +507,13 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
 
     @property
     def commit_action(self) -> int:
-        """The select-mode action that commits the service set (``max_jobs``)."""
+        """The action that commits the service set: ``max_jobs`` in select mode; in ranked mode the index
+        of the commit option (``ValueError`` while it is not an option: nothing is selected yet)."""
+        if self.action_mode == "ranked":
+            hits = np.flatnonzero(self._options[: self._n_options] == RANKED_COMMIT)
+            if not hits.size:
+                raise ValueError("commit is not an option of this decision: no job is selected yet")
+            return int(hits[0])
         return self.max_jobs
 
     @property
@@ -466,14 +533,27 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
 
     @property
     def fallback_action(self) -> int:
-        """Select mode: the action a masked one is replaced by: commit if allowed, else slot 0."""
+        """The action a masked one is replaced by: select mode, commit if allowed, else slot 0; ranked
+        mode, option 0 (the paper policy's choice)."""
+        if self.action_mode == "ranked":
+            return 0
         return self.max_jobs if self._mask[self.max_jobs] else 0
 
+    @property
+    def ranked_options(self) -> np.ndarray:
+        """Ranked mode: the options of the current decision, in order: the window slot each selects,
+        or ``RANKED_COMMIT`` (-1) for commit (a copy; see Action Space)."""
+        if self.action_mode != "ranked":
+            raise ValueError(f"ranked_options exists only for action_mode='ranked'; got {self.action_mode!r}")
+        return self._options[: self._n_options].copy()
+
     def action_masks(self) -> np.ndarray:
-        """Select mode: int8 mask of the legal actions (slots, then commit)."""
-        if self.action_mode != "select":
-            raise ValueError("action_masks() exists only for action_mode='select'; priority mode takes any scores")
-        return self._mask.copy()
+        """Select mode: int8 mask of the legal actions (slots, then commit); ranked mode: of the options."""
+        if self.action_mode == "priority":
+            raise ValueError(
+                "action_masks() exists only for action_mode='select' or 'ranked'; priority mode takes any scores"
+            )
+        return (self._ranked_mask if self.action_mode == "ranked" else self._mask).copy()
 
     @property
     def selected(self) -> np.ndarray:
@@ -508,6 +588,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         Priority mode: score 1 for the window slots of ``serve``, -1 for the others (every packing
         then serves exactly them, as their needs fit). Select mode: the first job of ``serve`` (by
         decreasing need) that is in the window and not selected yet, or commit when none is left.
+        Ranked mode: the first option that is such a job, else the commit option (else option 0).
         Jobs of ``serve`` outside the window are dropped.
         """
         chosen = np.zeros(self.state.n_jobs, dtype=bool)
@@ -518,6 +599,12 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
             scores[: self.window.size] = np.where(in_window, 1.0, -1.0)
             return scores
         pending = np.flatnonzero(in_window & ~self._window_selected)
+        if self.action_mode == "ranked":
+            options = self._options[: self._n_options]
+            hits = np.flatnonzero(np.isin(options, pending))
+            if not hits.size:
+                hits = np.flatnonzero(options == RANKED_COMMIT)
+            return int(hits[0]) if hits.size else 0
         if pending.size == 0:
             return self.commit_action
         return int(pending[int(np.argmax(self._window_need[pending]))])
@@ -564,15 +651,17 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
             raise ValueError(f"scores must lie in [-1, 1]; got min {scores.min()!r}, max {scores.max()!r}")
 
     def _check_slot(self, action: Any) -> int:
+        high = self.max_jobs - 1 if self.action_mode == "ranked" else self.max_jobs
+        mode = f"{self.action_mode} mode"
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer, np.ndarray)):
-            raise ValueError(f"action={action!r} is not allowed; select mode takes an integer in 0..{self.max_jobs}")
+            raise ValueError(f"action={action!r} is not allowed; {mode} takes an integer in 0..{high}")
         if isinstance(action, np.ndarray):
             if action.shape != () or action.dtype.kind not in "iu":
-                raise ValueError(f"action={action!r} is not allowed; select mode takes one integer")
+                raise ValueError(f"action={action!r} is not allowed; {mode} takes one integer")
             action = action.item()
         slot = int(action)
-        if not 0 <= slot <= self.max_jobs:
-            raise ValueError(f"action={slot} is out of range; select mode takes 0..{self.max_jobs}")
+        if not 0 <= slot <= high:
+            raise ValueError(f"action={slot} is out of range; {mode} takes 0..{high}")
         return slot
 
     def _commit(
@@ -601,12 +690,24 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if core.n_jobs:
             self._epochs += 1
             self._overflow_epochs += core.n_jobs > self.max_jobs
-        if self.action_mode == "select":
+        if self.action_mode != "priority":
             self._window_need = core.window_needs()
             self._window_selected = np.zeros(core.n_window, dtype=bool)
             self._free = self.n_servers
             self._mask[:] = 1 if core.done else 0  # after the last step any action is accepted
             self._mask[: core.n_window] = 1
+        if self.action_mode == "ranked":
+            self._rank(new_epoch=True)
+            if core.done:
+                self._ranked_mask[:] = 1
+
+    def _rank(self, new_epoch: bool) -> None:
+        """Ranked mode: list this step's options, their mask and observation (``kernel.rank_options``)."""
+        n_window = self._window_selected.size
+        self._n_options = rank_options(
+            self._slots[:n_window], self._window_need, self._window_selected, self._free, self.n_servers, new_epoch,
+            self._plan, self._features, self._obs, self._options, self._ranked_mask, self._rank_work,
+        )  # fmt: skip
 
     def _info(
         self, completed: list[MultiserverJobRecord], outcome: StepOutcome | None = None, invalid: bool = False
@@ -623,8 +724,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if outcome is not None:
             info["busy_servers"] = outcome.busy_servers
             info["elapsed"] = outcome.elapsed
-        if self.action_mode == "select":
-            info["action_mask"] = self._mask.copy()
+        if self.action_mode != "priority":
+            info["action_mask"] = self.action_masks()
         return info
 
     def _bound_metrics(self) -> dict[str, float]:

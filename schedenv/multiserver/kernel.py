@@ -570,3 +570,78 @@ def step_rows(
             mask[i, :] = 1 if ended else 0
             mask[i, :n_window] = 1
         rewards[i] = -accrued - charge if charge else -accrued
+
+
+RANKED_COMMIT = -1
+"""The ``options`` entry of the commit option (ranked mode, ``rank_options``)."""
+
+
+@njit(cache=True)
+def rank_options(window, needs, selected, free, k, new_epoch, plan, features, obs, options, mask, work):  # fmt: skip
+    """Ranked mode (``MultiserverJobEnv``, ``action_mode="ranked"``): the options of one decision in
+    ServerFilling-SRPT's order (Grosof et al. 2022, §3.2), so that option 0 at every step is that policy.
+
+    ``window`` holds the positions in ``needs`` of the window's jobs in slot order (least remaining
+    size first, i.e. SRPT order, when sizes are known); ``selected`` flags the slots chosen so far and
+    ``free`` the servers they leave. At a new epoch (``new_epoch``, nothing selected yet) ``plan`` is
+    set to the slots ServerFilling serves over the window order (``_pack``, the packing of the env's
+    priority mode and of the fast path) and ``features`` to a copy of the window-order slot features
+    of ``obs``. The options, written in ``options`` (a slot, or ``RANKED_COMMIT``) and counted in the
+    return value, are: the unselected slots of ``plan`` that fit in ``free`` (slot order), then
+    commit when a job is selected, then the other unselected slots that fit (slot order). ``obs``
+    gets option i's features in slot i (the commit option: valid 1 and feature 5 set, the rest 0),
+    padding after them, and free / k; ``mask`` is 1 for the options. ``work`` (int64) holds at least
+    2 * max_jobs + 2 * k entries.
+    """
+    m, n_window = options.size, window.size
+    if new_epoch:
+        window_needs, ordered = work[:m], work[m : 2 * m]
+        for s in range(m):
+            plan[s] = False
+        for s in range(n_window):
+            window_needs[s], ordered[s] = needs[window[s]], s
+        served, pack_scratch = work[2 * m : 2 * m + k], work[2 * m + k : 2 * m + 2 * k]
+        _pack(0, ordered[:n_window], window_needs, k, _NO_TABLE, _NO_COUNTS, _NO_COUNTS, plan, served, pack_scratch)
+        features[:] = obs[: 7 * m]
+    any_selected = False
+    for s in range(n_window):
+        any_selected = any_selected or selected[s]
+    n = 0
+    for phase in range(2):  # the paper's service set, commit, then the other jobs
+        for s in range(n_window):
+            if plan[s] == (phase == 0) and not selected[s] and needs[window[s]] <= free:
+                options[n] = s
+                n += 1
+        if phase == 0 and any_selected:
+            options[n] = RANKED_COMMIT
+            n += 1
+    obs[: 7 * m] = 0.0
+    mask[:] = 0
+    for i in range(n):
+        s = options[i]
+        mask[i] = 1
+        if s == RANKED_COMMIT:
+            obs[7 * i], obs[7 * i + 5] = 1.0, 1.0
+        else:
+            obs[7 * i : 7 * i + 7] = features[7 * s : 7 * s + 7]
+    obs[7 * m] = free / k
+    return n
+
+
+@njit(cache=True)
+def rank_rows(rows, jobs_i, window, selected, ints, n_stream, k, plan, features, obs, options, mask, work):  # fmt: skip
+    """``rank_options`` for each copy in ``rows`` of the batched env after its step or reset (a copy with
+    nothing selected has just opened an epoch); a copy whose episode has ended (all ``n_stream`` jobs
+    arrived and completed) gets an all-ones mask, as the single env."""
+    for r in range(rows.size):
+        i = rows[r]
+        n_window = ints[i, N_WINDOW]
+        new_epoch = True
+        for s in range(n_window):
+            new_epoch = new_epoch and not selected[i, s]
+        rank_options(
+            window[i, :n_window], jobs_i[i, NEED], selected[i, :n_window], ints[i, FREE], k, new_epoch, plan[i],
+            features[i], obs[i], options[i], mask[i], work[i],
+        )  # fmt: skip
+        if ints[i, N_JOBS] == 0 and ints[i, NEXT_ARRIVAL] >= n_stream:
+            mask[i, :] = 1

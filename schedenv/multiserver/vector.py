@@ -21,7 +21,12 @@ Autoreset, partial resets, seeding, ``final_obs`` / ``final_info`` and ``call`` 
 :class:`schedenv.vector.NativeVectorEnv`'s, the same in every family (the contract: the architecture
 page, "The batched envs"); this module supplies the batched transition and the ``info`` arrays.
 
-``info`` holds arrays ``time``, ``n_jobs``, ``n_outside``, ``invalid_action`` and, in select mode,
+Ranked mode: a (B,) integer array of options with (B, max_jobs) masks; each option becomes the select
+step it names and ``kernel.rank_rows`` lists every stepped copy's next options with the single env's
+``kernel.rank_options``; a masked option is option 0 (flagged, and charged ``invalid_action_penalty``
+under "penalty"; "raise" raises naming the copies).
+
+``info`` holds arrays ``time``, ``n_jobs``, ``n_outside``, ``invalid_action`` and, in select and ranked modes,
 ``action_mask``, and, for copies whose episode ended, ``episode_metrics`` (a dict of arrays, valid where
 ``info["_episode_metrics"]``; NaN elsewhere). Per-job ``completed`` records, ``busy_servers`` and
 ``elapsed`` are not reported (use the single env, or ``schedenv.fastpath.multiserver``, for them).
@@ -66,7 +71,8 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
             template.n_servers,
             template.slot_features,
         )
-        self.select = template.action_mode == "select"
+        self.ranked = template.action_mode == "ranked"
+        self.select = template.action_mode in ("select", "ranked")  # ranked steps are select steps (kernel)
         self._penalty = template.invalid_action_penalty if template.invalid_action == "penalty" else 0.0
         self._packing = kernel.PACKINGS[template.packing]
         b, n = self.num_envs, int(template.jobs[1].size) if template.jobs is not None else template.n_arrivals
@@ -91,30 +97,67 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
         self._rewards, self._terminated = np.zeros(b), np.zeros(b, dtype=np.bool_)
         self._invalid = np.zeros(b, dtype=np.bool_)
         self._no_slots, self._no_scores = np.zeros(b, dtype=np.int64), np.zeros((b, self.max_jobs))
+        # Ranked mode: the single env's options, their masks, plans and window-order features, per copy.
+        self._options = np.zeros((b, self.max_jobs), dtype=np.int64)
+        self._ranked_mask = np.zeros((b, self.max_jobs), dtype=np.int8)
+        self._plan = np.zeros((b, self.max_jobs), dtype=np.bool_)
+        self._features = np.zeros((b, self.slot_features * self.max_jobs), dtype=np.float32)
 
     def action_masks(self) -> np.ndarray:
-        """Select mode: (num_envs, max_jobs + 1) int8 masks of the legal actions (the single env's)."""
+        """Select mode: (num_envs, max_jobs + 1) int8 masks of the legal actions (the single env's); ranked
+        mode: (num_envs, max_jobs) masks of the options."""
         if not self.select:
-            raise ValueError("action_masks() exists only for action_mode='select'; priority mode takes any scores")
-        return self._mask.copy()
+            raise ValueError(
+                "action_masks() exists only for action_mode='select' or 'ranked'; priority mode takes any scores"
+            )
+        return (self._ranked_mask if self.ranked else self._mask).copy()
 
     # ----------------------------------------------------------------- the family's hooks
     def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         slots, scores = self._check_actions(actions, stepping)
         template = self.template
+        invalid = np.zeros(0, dtype=np.bool_)
+        if self.ranked:
+            slots, invalid = self._ranked_slots(slots, stepping)
         kernel.step_rows(
             stepping, slots, scores, self.select, self._penalty, self._packing, self._jobs_i, self._jobs_f,
             self._flags, self._done, self._window, self._obs, self._selected, self._mask, self._ints, self._floats,
             self._finished, self._times, self._needs, self._durations, self.n_servers, float(template.scale),
             template.size_known, self._rewards, self._terminated, self._invalid, self._keys, self._work,
         )  # fmt: skip
+        if self.ranked:
+            self._invalid[stepping] = invalid
+            self._rewards[stepping[invalid]] -= self._penalty  # the select steps given to the kernel are valid
+            self._rank(stepping)
         return self._rewards, self._terminated
+
+    def _ranked_slots(self, choices: np.ndarray, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Ranked mode: the select actions (window slot, or commit = max_jobs) the options ``choices`` name,
+        a masked option replaced by option 0 (the single env's fallback), and which copies in ``stepping``
+        chose a masked one."""
+        rows = np.arange(self.num_envs)
+        invalid = self._ranked_mask[rows, choices] == 0
+        choices = np.where(invalid, 0, choices)
+        slots = self._options[rows, choices]
+        return np.where(slots == kernel.RANKED_COMMIT, self.max_jobs, slots), invalid[stepping]
+
+    def _rank(self, rows: np.ndarray) -> None:
+        """Ranked mode: each copy's options, masks and observation after its step or reset, as the single env's."""
+        kernel.rank_rows(
+            rows.astype(np.int64), self._jobs_i, self._window, self._selected, self._ints, self._times.shape[1],
+            self.n_servers, self._plan, self._features, self._obs, self._options, self._ranked_mask, self._work,
+        )  # fmt: skip
 
     def _check_actions(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The actions as the kernel takes them: (slots, scores); raise for values outside the space and,
         with invalid_action="raise", for masked ones."""
         if not self.select:
             return self._no_slots, self._real_actions(actions, self.max_jobs, -1.0, 1.0, "scores")
+        if self.ranked:
+            choices = self._integer_actions(actions, self.max_jobs, f"0..{self.max_jobs - 1}")
+            if self.template.invalid_action == "raise":
+                self._refuse_masked(self._ranked_mask, choices, stepping, "an option this decision does not have")
+            return choices, self._no_scores
         slots = self._integer_actions(actions, self.max_jobs + 1, f"0..{self.max_jobs}")
         if self.template.invalid_action == "raise":
             why = "an empty, already selected or non-fitting slot, or commit with nothing selected"
@@ -138,6 +181,8 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
             float(template.scale), template.size_known, self._keys, self._work,
         )  # fmt: skip
         self._invalid[rows] = False
+        if self.ranked:
+            self._rank(rows)
 
     def _state_info(self) -> dict[str, np.ndarray]:
         n_jobs = self._ints[:, kernel.N_JOBS].copy()
@@ -148,7 +193,7 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
             "invalid_action": self._invalid.copy(),
         }
         if self.select:
-            info["action_mask"] = self._mask.copy()
+            info["action_mask"] = self.action_masks()
         return info
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:

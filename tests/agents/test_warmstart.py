@@ -56,8 +56,18 @@ def test_cloning_heSRPT_gives_a_policy_within_one_percent_of_it(tiny: dict[str, 
     assert read_evaluations(scratch)[0]["ratio"] > report["validation"]["ratio"] + 0.02
 
 
-def test_cloning_a_masked_baseline_with_maskable_ppo(tiny: dict[str, Any], tmp_path: Path) -> None:
-    kwargs = {"action_mode": "select", "n_servers": 8, "load": 0.8, "n_arrivals": 100}
+def test_the_paper_policy_demonstrates_option_zero_in_ranked_mode() -> None:
+    """Ranked mode lists the options in ServerFilling-SRPT's order: its every action is 0, always allowed."""
+    kwargs = {"action_mode": "ranked", "n_servers": 8, "load": 0.8, "n_arrivals": 60}
+    demos = demonstrate("schedenv/MultiserverJob-v0", kwargs, "serverfilling-srpt", demonstration_seeds(0), 300)
+    assert demos.rewards.size >= 300 and demos.masks is not None and demos.masks.shape[1] == 16
+    assert (demos.actions == 0).all() and demos.masks[:, 0].all()
+    assert not demos.masks.all(axis=1).all()  # the masks do forbid options past the last one
+
+
+@pytest.mark.parametrize("action_mode", ["select", "ranked"])
+def test_cloning_a_masked_baseline_with_maskable_ppo(tiny: dict[str, Any], tmp_path: Path, action_mode: str) -> None:
+    kwargs = {"action_mode": action_mode, "n_servers": 8, "load": 0.8, "n_arrivals": 100}
     config = TrainConfig(
         env_id="schedenv/MultiserverJob-v0",
         env_kwargs=kwargs,
@@ -70,6 +80,8 @@ def test_cloning_a_masked_baseline_with_maskable_ppo(tiny: dict[str, Any], tmp_p
     train(config, tmp_path)
     report = json.loads((tmp_path / WARM_START).read_text())
     assert report["validation"]["ratio"] < 1.05
+    if action_mode == "ranked":  # "always option 0" is nearly learnt from 3000 decisions (20 000: exactly)
+        assert report["validation"]["ratio"] < 1.01
 
 
 @pytest.mark.parametrize(

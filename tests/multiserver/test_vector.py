@@ -28,6 +28,11 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "duration_dist": Exponential(2.0),
     },
     "select-jobs": {"action_mode": "select", "jobs": [(0.0, 4, 1.0), (0.0, 8, 2.0), (0.3, 2, 0.5), (0.3, 1, 0.2)]},
+    "ranked": {"action_mode": "ranked", "n_arrivals": 25, "max_jobs": 8},
+    "ranked-penalty-hidden-odd-needs": {
+        "action_mode": "ranked", "n_arrivals": 25, "invalid_action": "penalty", "invalid_action_penalty": 0.5,
+        "size_known": False, "max_jobs": 4, "load": 0.9, "n_servers": 6, "server_needs": (1, 2, 3, 6),
+    },
 }  # fmt: skip
 INFO_KEYS = ("time", "n_jobs", "n_outside", "invalid_action", "action_mask")
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP]
@@ -71,7 +76,7 @@ def test_equals_the_sync_vector_env_on_random_actions(config: str, mode: Autores
     assert obs_a.dtype == obs_b.dtype == np.float32
     assert_same_info(info_a, info_b, everyone)
     ours.action_space.seed(5)
-    select = kwargs.get("action_mode") == "select"
+    select = kwargs.get("action_mode") in ("select", "ranked")  # the modes with masks
     episodes = invalid = 0
     for _ in range(400):
         actions = ours.action_space.sample()  # masked actions included: the fallback takes them

@@ -3,7 +3,7 @@
 A case runs in milliseconds: a handful of jobs, windows of 1-4 slots, few servers. The valid
 configurations cover every mode of each family (Malleable ``action_mode`` weights/log/residual/exponent,
 ``allocation``, ``objective``; Dispatch ``time_limits``/``size_known``/objectives; MultiserverJob
-``action_mode`` select/priority and packings; Moldable ``action_mode`` flat/factored), every
+``action_mode`` select/priority/ranked and packings; Moldable ``action_mode`` flat/factored), every
 ``invalid_action`` handling, several size laws (ties, heavy tails) and explicit ``jobs`` lists.
 :func:`spoiled` replaces one argument by a value drawn from :data:`BAD_VALUES` (or adds an unknown
 keyword, or gives a :class:`Hostile` size law), which the env must refuse with a clear error or accept
@@ -163,7 +163,7 @@ def multiserver(draw: st.DrawFn) -> Case:
         draw(st.sampled_from(["size_dist", "duration_dist"])): draw(size_dists),
         "n_arrivals": n,
         "size_known": draw(st.booleans()),
-        "action_mode": draw(st.sampled_from(["select", "priority"])),
+        "action_mode": draw(st.sampled_from(["select", "priority", "ranked"])),
         "packing": draw(st.sampled_from(["serverfilling", "firstfit", "greedy"])),
         "max_jobs": draw(st.integers(1, 4)),
         "invalid_action": draw(st.sampled_from(INVALID_ACTION_MODES)),
