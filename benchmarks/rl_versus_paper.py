@@ -95,6 +95,9 @@ PRESETS = {
         tuple({"load": load, "speedup": 0.5} for load in (0.5, 0.7, 0.9)),
     ),
     "multiserver": Preset("multiserverjob_maskable_ppo.yaml", "paper", 1.05, ({"load": 0.6}, {"load": 0.9})),
+    "multiserver-ranked": Preset(
+        "multiserverjob_ranked_maskable_ppo.yaml", "paper", 1.00, ({"load": 0.6}, {"load": 0.9})
+    ),
     "dispatch": Preset(
         "dispatch_maskable_ppo.yaml", "best", 1.00, ({"load": 0.3}, {"load": 0.7}), BENCHMARK_TEST_SEEDS
     ),
