@@ -4,7 +4,10 @@ The agent plays every test seed in one native batched env (``vector_entry_point`
 reset with its own seed, so copy i's episode is exactly the single env's episode of seed i:
 the vector envs are bit-identical to ``SyncVectorEnv``, a test says so). Baselines run through
 ``schedenv.fastpath.evaluate_fast`` (the compiled path where one exists, else ``evaluate``) on the
-same seeds. The comparison is paired seed by seed (common random numbers, docs/architecture.md):
+same seeds, in the env's default ``action_mode`` (``baseline_kwargs``): an action mode is the agent's
+interface, not the workload, and a baseline played through another mode's nearest action (Malleable's
+"exponent" mode, say) would no longer be that baseline. The comparison is paired seed by seed
+(common random numbers, docs/architecture.md):
 
 - ``ratio``: mean of the agent's metric over the training runs and test seeds divided by the paper
   policy's mean (the ratio of means);
@@ -217,6 +220,12 @@ class Assessment:
         }
 
 
+def baseline_kwargs(env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The env arguments baselines play under: the agent's, without ``action_mode`` (the same episodes,
+    each baseline acting in its own terms through the env's default action space)."""
+    return {name: value for name, value in env_kwargs.items() if name != "action_mode"}
+
+
 def assess(
     policy: Any,
     env_id: str,
@@ -240,5 +249,5 @@ def assess(
     )
     reference = baselines.reference(env_id)
     pool = baselines.available(env_id) if contenders is None else contenders
-    results, skipped = evaluate_applicable(env_id, pool, seeds, env_kwargs)
+    results, skipped = evaluate_applicable(env_id, pool, seeds, baseline_kwargs(env_kwargs))
     return Assessment(env_id, dict(env_kwargs), metric, seeds, runs, reference, results, skipped)

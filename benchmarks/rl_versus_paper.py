@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import agents
-from agents.assess import Assessment, assess, merge_env_kwargs
+from agents.assess import Assessment, assess, baseline_kwargs, merge_env_kwargs
 from agents.protocol import LEDGER, SEALED_TEST_SEEDS, append_ledger, config_hash, ledger_entry, split_seeds
 from agents.results import RLResults, Run, Setting, load_results, plot_learning_curves, render_markdown
 from agents.runs import read_evaluations, read_provenance
@@ -296,7 +296,8 @@ def _validation(config: TrainConfig, trained: Assessment, folder: Path) -> dict[
     best = trained.best_baseline
     ratios = {trained.reference: 1.0}
     if best != trained.reference:
-        played = evaluate_fast(config.env_id, best, range(first, last + 1), **env_kwargs_objects(config))
+        kwargs = baseline_kwargs(env_kwargs_objects(config))
+        played = evaluate_fast(config.env_id, best, range(first, last + 1), **kwargs)
         ratios[best] = float(played.values(trained.metric).mean() / curve[0]["reference_mean"])
     return {"seeds": [first, last], "baselines": ratios}
 

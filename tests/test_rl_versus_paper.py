@@ -167,8 +167,10 @@ def test_a_replication_retrains_with_other_seeds_on_other_sealed_seeds_and_says_
     (line,) = [json.loads(text) for text in (tmp_path / "l.jsonl").read_text().splitlines()]
     assert line["results"] == "benchmarks/results/replications/rl_malleable-offline.json"
     published = load_results(RESULTS / "rl_malleable-offline.json")
-    assert capsys.readouterr().out.strip().endswith(
-        rl_versus_paper.replication_verdict(published, results).split("(published")[1]
+    assert (
+        capsys.readouterr()
+        .out.strip()
+        .endswith(rl_versus_paper.replication_verdict(published, results).split("(published")[1])
     )
     monkeypatch.setattr(rl_versus_paper, "_commit", lambda: ("d" * 40, True))
     with pytest.raises(SystemExit, match="--replicate needs a clean tree"):

@@ -145,6 +145,24 @@ def test_assessment_pairs_the_agent_with_every_baseline_on_the_same_seeds() -> N
     assert summary["best_baseline_ratio"] == pytest.approx(result.agent.mean() / result.values(best).mean())
 
 
+def test_baselines_play_in_their_own_terms_whatever_the_agents_action_mode() -> None:
+    """In the "exponent" mode SRPT could only be played as its nearest exponent; the assessment plays it
+    in the default mode instead, on the same episodes, while the agent plays its own mode."""
+    seeds = list(range(4))
+    kwargs = {**ONLINE, "action_mode": "exponent"}
+    result = assess(
+        lambda obs, masks: np.zeros((obs.shape[0], 1), dtype=np.float32),
+        "schedenv/Malleable-v0",
+        kwargs,
+        seeds,
+        "mean_slowdown",
+        contenders=["srpt"],
+    )
+    srpt = evaluate("schedenv/Malleable-v0", "srpt", seeds, keep_records=False, **ONLINE).values("mean_slowdown")
+    np.testing.assert_allclose(result.values("srpt"), srpt, rtol=1e-12)  # the fast path, to rounding
+    np.testing.assert_allclose(result.agent, result.values("hesrpt"), rtol=1e-7)  # a = 0 is A-heSRPT
+
+
 def test_evaluate_agent_json_reports_held_out_seeds_and_the_best_baseline(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
