@@ -30,8 +30,10 @@ CONFIGS: list[dict[str, Any]] = [
     {"n_procs": 8, "n_jobs": 10, "max_jobs": 3, "action_mode": "factored", "observe_params": True},
     # more queued jobs than the queue's first capacity: the kernel stops, the queue grows, it resumes
     {"n_procs": 16, "n_jobs": 90, "arrival_interval": 20.0, "max_jobs": 8},
+    {"jobs": TABLES, "n_procs": 3, "max_jobs": 2, "action_mode": "ranked", "invalid_action": "penalty"},
+    {"n_procs": 16, "n_jobs": 90, "arrival_interval": 20.0, "max_jobs": 8, "action_mode": "ranked", "max_running": 2},
 ]
-IDS = ["cirne", "tables-penalty", "factored-params", "queue-grows"]
+IDS = ["cirne", "tables-penalty", "factored-params", "queue-grows", "ranked-tables-penalty", "ranked-queue-grows"]
 INFO_KEYS = ("time", "n_jobs", "n_queued", "n_running", "free_procs", "n_outside", "action_mask", "invalid_action")
 
 
