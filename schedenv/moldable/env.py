@@ -172,7 +172,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     | 8K + 10 + 2R   | log10(largest work / smallest work) / 10                                 | 0   | inf |
 
     ``action_mode="ranked"``: ``Box(float32)`` of length ``8 C + 7 + 2 R + 3`` (+ 4 with
-    ``observe_params``), C = 5 K + 2 candidates (``1335`` with the defaults): the candidates' 8 features
+    ``observe_params``), C = 5 K + 2 candidates (``1338`` with the defaults): the candidates' 8 features
     each (candidate j occupies ``8j .. 8j+7``; ``slot_features`` 8, ``n_slots`` C), the 7 summary
     features and the release profile as above (rows ``8C ..``), HRF-EASY's EASY reservation, then the
     scenario parameters.

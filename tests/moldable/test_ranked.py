@@ -149,9 +149,10 @@ def table1(**kwargs: Any) -> MoldableEnv:
 
 def test_table1_candidates_by_hand() -> None:
     """Budget floor(1.0 x 3) = 3 = the three initial counts: HRF gives every job 1 processor and starts the
-    head (candidate 0); each job's widths are 1 (HRF's count, then fitted, halved, smallest: repeats, masked;
-    the head's first one repeats candidate 0) and its fastest count 2. Nothing runs and nothing is still to arrive: no wait. After the head starts on 2, one
-    processor is free: the head (job 1) on 1, job 2 on 1, or wait."""
+    head (candidate 0). Each job's widths are HRF's count 1 (allowed, except the head's, which repeats
+    candidate 0), then 1 again (fitted, halved, smallest: repeats, masked), and its fastest count 2.
+    Nothing runs and nothing is still to arrive: no wait. After the head starts on 2, one processor is
+    free: the head (job 1) on 1, job 2 on 1, or wait."""
     env = table1()
     observation, info = env.reset(seed=0)
     assert env.action_space == gym.spaces.Discrete(17) and n_candidates(3) == 17
@@ -213,6 +214,15 @@ def test_a_masked_candidate_falls_back_to_candidate_zero_with_the_penalty() -> N
     _, expected, _, _, _ = twin.step(0)
     assert info["invalid_action"] and reward == expected - 2.5
     assert env.state.queue_job.tolist() == twin.state.queue_job.tolist() == [1, 2]
+
+
+def test_default_spaces_as_documented() -> None:
+    """162 candidates (1 + 5 x 32 + 1); 8 x 162 + 7 + 2 x 16 + 3 = 1338 observation entries (+ 4 parameters)."""
+    env = MoldableEnv(action_mode="ranked")
+    assert env.action_space == gym.spaces.Discrete(162)
+    assert env.observation_space.shape == (1338,)
+    assert MoldableEnv(action_mode="ranked", observe_params=True).observation_space.shape == (1342,)
+    assert (env.n_slots, env.slot_features) == (162, CANDIDATE_FEATURES)
 
 
 def test_bad_arguments_name_the_parameter() -> None:
