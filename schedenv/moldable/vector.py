@@ -111,7 +111,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         k, jobs = (n_candidates(template.max_jobs), n) if self._ranked else (0, 0)
         self._policy = np.zeros((b, 5))
         self._turn_of, self._count_of = np.zeros((b, jobs), dtype=np.int64), np.zeros((b, jobs), dtype=np.int64)
-        self._revenue = np.zeros((b, self._queue.shape[1]))
+        self._revenue = np.zeros((b, self._queue.shape[1] if self._ranked else 0))
         self._counts = np.zeros((b, template.max_jobs), dtype=np.int64)
         self._candidates, self._candidate_mask = np.zeros((b, k, 2), dtype=np.int64), np.zeros((b, k), dtype=np.int8)
         self._masked = np.zeros(b, dtype=np.bool_)
@@ -186,7 +186,8 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             grown = np.zeros((self.num_envs, 2 * self._queue.shape[1], self._queue.shape[2]))
             grown[:, : self._queue.shape[1]] = self._queue
             self._queue = grown
-            self._revenue = np.zeros((self.num_envs, grown.shape[1]))  # scratch of each decision: nothing to keep
+            if self._ranked:  # the revenue rows are scratch of each decision: nothing to keep
+                self._revenue = np.zeros((self.num_envs, grown.shape[1]))
             advance = np.full(self.num_envs, ADVANCE, dtype=np.int64)
             step_rows(waiting, advance, self._penalty, *self._kernel_arrays())
 

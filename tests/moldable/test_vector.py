@@ -120,9 +120,11 @@ def test_equals_the_sync_vector_env(kwargs: dict[str, Any], mode: AutoresetMode)
         assert most_queued > initial_queue_rows(90)
 
 
-def test_a_queue_longer_than_the_batchs_first_rows_grows_and_stays_equal_to_the_single_env() -> None:
-    """Always waiting queues every job (nothing starts until all have arrived): the batch's queue doubles."""
-    kwargs = {"n_procs": 4, "n_jobs": BATCH_QUEUE_ROWS + 40, "max_jobs": 4}
+@pytest.mark.parametrize("action_mode", ["flat", "ranked"])
+def test_a_queue_longer_than_the_batchs_first_rows_grows_and_stays_equal_to_the_single_env(action_mode: str) -> None:
+    """Always waiting queues every job (nothing starts until all have arrived): the batch's queue doubles.
+    (Ranked: the last candidate waits; when it is masked, HRF-EASY waits too and candidate 0 is that wait.)"""
+    kwargs = {"n_procs": 4, "n_jobs": BATCH_QUEUE_ROWS + 40, "max_jobs": 4, "action_mode": action_mode}
     ours = gym.make_vec(ENV, 2, "vector_entry_point", **kwargs)
     theirs = gym.make_vec(ENV, 2, "sync", **kwargs)
     np.testing.assert_array_equal(ours.reset(seed=3)[0], theirs.reset(seed=3)[0])
