@@ -67,17 +67,18 @@ def _run_chunk(
     Each epoch: the policy's allocation (``allocate``), through the env's action (``_env_action`` and
     the kernel's ``apply_weights``) when ``emulate``, then the kernel's ``advance``. The state
     (``ids``, ``jobs``, ``ints``, ``floats``: ``kernel.MalleableArrays``) carries over between calls.
-    Returns 1 when the job arrays need more capacity (nothing changed), else 0.
+    Returns 1 when the job arrays need more capacity (the state is then settled, so a call with larger
+    arrays goes on from it), else 0.
     """
     order, remaining, size, weight = ids[kernel.ORDER], jobs[kernel.REMAINING], jobs[kernel.SIZE], jobs[kernel.WEIGHT]
     out = theta if emulate else jobs[kernel.THETA]  # unemulated, the policy's fractions apply as they are
-    while True:
-        if ints[kernel.N_JOBS] + 2 * run_max > ids.shape[1]:
-            return 1
-        kernel.settle(ids, jobs, ints, floats, arrival_times, sizes, s_n, slowdown)
+    if ints[kernel.N_JOBS] + 2 * run_max > ids.shape[1]:
+        return 1
+    kernel.settle(ids, jobs, ints, floats, arrival_times, sizes, s_n, slowdown)  # advance settles after each step
+    while ints[kernel.N_JOBS] > 0 and (ints[kernel.NEXT_ARRIVAL] < arrival_times.size or last):
         n = ints[kernel.N_JOBS]
-        if n == 0 or (ints[kernel.NEXT_ARRIVAL] >= arrival_times.size and not last):
-            return 0
+        if n + 2 * run_max > ids.shape[1]:
+            return 1  # settled: the next call goes on from here
         ints[kernel.N_WINDOW] = min(n, max_jobs)
         allocate(policy, remaining, size, weight, n, p, alpha, n_servers, out, order, scratch)
         if emulate:
@@ -87,6 +88,7 @@ def _run_chunk(
         event, _, _, n_done = kernel.advance(ids, jobs, ints, floats, arrival_times, sizes, n_servers, p, s_n, slowdown)
         for k in range(n_done if completion.size else 0):
             completion[ids[kernel.DONE_ID, k]] = event
+    return 0
 
 
 def _workload(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:

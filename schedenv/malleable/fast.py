@@ -24,6 +24,13 @@ _PRESENT = [kernel.ARRIVAL, kernel.SIZE, kernel.REMAINING, kernel.WEIGHT]
 class FastCore:
     """The compiled core (``Power`` speedups only; the env falls back to ``ReferenceCore`` otherwise)."""
 
+    time: float
+    """The current decision epoch (read from the kernel's state after every change, as ``n_jobs`` and ``done``)."""
+    n_jobs: int
+    """Jobs in the system."""
+    done: bool
+    """Every job has arrived and completed."""
+
     def __init__(self, params: MalleableParams, max_jobs: int, scale: float, allocation: str = "normalized") -> None:
         if not isinstance(params.speedup, Power):
             raise ValueError(f"FastCore needs a Power speedup, got {params.speedup!r}")
@@ -37,21 +44,6 @@ class FastCore:
         self._obs = np.zeros(SLOT_FEATURES * max_jobs + GLOBAL_FEATURES, dtype=np.float32)
         kernel.start(*self._state, params.arrival_times, params.sizes, params.speedup_at_n, self._slowdown)
         self._observe()
-
-    @property
-    def time(self) -> float:
-        """The current decision epoch."""
-        return float(self._floats[kernel.TIME])
-
-    @property
-    def n_jobs(self) -> int:
-        """Jobs in the system."""
-        return int(self._ints[kernel.N_JOBS])
-
-    @property
-    def done(self) -> bool:
-        """Every job has arrived and completed."""
-        return self.n_jobs == 0 and int(self._ints[kernel.NEXT_ARRIVAL]) >= self.params.arrival_times.size
 
     @property
     def window(self) -> np.ndarray:
@@ -94,16 +86,23 @@ class FastCore:
         if status:
             check_action(weights, self.max_jobs)  # raises with the precise reason
             raise ValueError(f"action {weights.tolist()} is invalid")
-        s_n, done = params.speedup_at_n, self._jobs[[kernel.DONE_ARRIVAL, kernel.DONE_SIZE], :n_done]
+        s_n, ids, jobs = params.speedup_at_n, self._ids, self._jobs
         completed = [
             JobRecord(j, a, x, event, (event - a) * s_n / x)
-            for j, a, x in zip(self._ids[kernel.DONE_ID, :n_done].tolist(), *done.tolist(), strict=True)
+            for j, a, x in zip(
+                ids[kernel.DONE_ID, :n_done].tolist(),
+                jobs[kernel.DONE_ARRIVAL, :n_done].tolist(),
+                jobs[kernel.DONE_SIZE, :n_done].tolist(),
+                strict=True,
+            )
         ]
         self._observe()
         return StepOutcome(self.time - before, accrued, completed, work), self._jobs[kernel.THETA, :n_before]
 
     def _observe(self) -> None:
         kernel.observe(self._window, self._ids, self._jobs, self._ints, self.scale, self._obs)
+        self.time, self.n_jobs = self._floats.item(kernel.TIME), self._ints.item(kernel.N_JOBS)
+        self.done = self.n_jobs == 0 and self._ints.item(kernel.NEXT_ARRIVAL) >= self.params.arrival_times.size
 
     def observation(self) -> np.ndarray:
         """The flat observation (a fresh array)."""
