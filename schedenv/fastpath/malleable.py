@@ -1,10 +1,12 @@
 """Malleable baselines without the Gymnasium shell: one compiled loop per episode (docs/baselines/index.md).
 
-The loop fuses a policy's allocation rule (``baselines.kernels.malleable``) with the event step of
-the env's compiled core (``schedenv.malleable.kernel``): at every arrival and departure the policy
-allocates over *all* jobs present, and, when ``emulate_env`` is true (the default), the allocation
-then goes through exactly what the env does to an action (the window of ``max_jobs`` least-remaining
-jobs, float32 action entries, the group weight split equally outside the window, and the env's
+The loop is the env's compiled transition (``schedenv.malleable.kernel``: ``advance`` on the
+kernel's state arrays, ``MalleableArrays``) driven by a policy's allocation rule
+(``baselines.kernels.malleable``): at every arrival and departure the policy allocates over *all*
+jobs present, and, when ``emulate_env`` is true (the default), the allocation then becomes the
+action the env's ``action_from_allocation`` gives (the window of ``max_jobs`` least-remaining jobs,
+float32 entries, the group's weight last), which the kernel's ``apply_weights`` turns into fractions
+as the env's step does (the group's weight split equally outside the window, and the env's
 ``allocation`` mode: renormalisation, or with ``"fractions"`` a sum below 1 kept so that servers idle,
 as HELL as worded needs), so that completion times equal those of ``schedenv.evaluation.evaluate``
 on the same seed (tests check it).
@@ -29,127 +31,63 @@ from gymnasium.utils import seeding
 
 from baselines.kernels.malleable import allocate, policy_code
 from schedenv.fastpath.result import DEFAULT_CHUNK, FastRun
-from schedenv.malleable.kernel import stable_order
-from schedenv.malleable.sim import COMPLETION_TOLERANCE, MIN_ALLOCATION
+from schedenv.malleable import kernel
 from schedenv.workloads import Power, draw_sizes
 
 
 @numba.njit(cache=True)
-def _admit(job_id, arrival, size, remaining, weight, n_jobs, arrival_times, sizes, nxt, now, s_n, slowdown, id_offset):
-    """Append the chunk's jobs that have arrived by ``now`` (as ``malleable.kernel.admit``, with global job ids)."""
-    while nxt < arrival_times.size and arrival_times[nxt] <= now:
-        x = sizes[nxt]
-        job_id[n_jobs], arrival[n_jobs], size[n_jobs], remaining[n_jobs] = id_offset + nxt, arrival_times[nxt], x, x
-        weight[n_jobs] = s_n / x if slowdown else 1.0
-        n_jobs += 1
-        nxt += 1
-    return n_jobs, nxt
+def _env_action(theta, order, n, n_window, fractions, action, outside):
+    """The action the env gets from ``action_from_allocation(theta)`` (``order``: its window first).
 
-
-@numba.njit(cache=True)
-def _through_action(theta, remaining, n, max_jobs, fractions, action, applied, order):
-    """What the env applies for ``action_from_allocation(theta)`` (as the env kernel's ``step``).
-
-    ``fractions``: the env's ``allocation="fractions"``: theta is scaled down only when it sums to more
-    than 1, the group gets the sum of its jobs' fractions, and an applied sum <= 1 is kept (the rest idle).
+    Window slots get theta scaled to sum to 1 (with ``fractions``, only when it sums to more than 1),
+    rounded to float32; the last entry the float32 sum of the rest, clipped to 1. ``outside`` is scratch.
     """
-    stable_order(remaining, n, order)  # the env's window: least remaining first
-    n_window = min(n, max_jobs)
     total = 0.0
     for j in range(n):
         total += theta[j]
+        outside[j] = 1.0
     scale = max(total, 1.0) if fractions else total
-    for j in range(n):
-        applied[j] = -1.0
     for s in range(n_window):
         action[s] = np.float32(theta[order[s]] / scale)
-        applied[order[s]] = np.float64(action[s])
+        outside[order[s]] = 0.0
     group = 0.0
-    for j in range(n):  # the env's action[-1] = scaled[outside].sum() in float32, clipped to [0, 1]
-        if applied[j] < 0.0:
+    for j in range(n):  # in state order, as the env's action[-1] = scaled[outside].sum()
+        if outside[j] > 0.0:
             group += theta[j] / scale
-    group = min(np.float64(np.float32(group)), 1.0)
-    applied_total = 0.0
-    for j in range(n):
-        if applied[j] < 0.0:
-            applied[j] = group / (n - n_window)
-        applied_total += applied[j]
-    for j in range(n):
-        if applied_total < MIN_ALLOCATION:
-            applied[j] = 1.0 / n
-        elif applied_total > 1.0 or not fractions:
-            applied[j] = applied[j] / applied_total
+    action[action.size - 1] = min(np.float64(np.float32(group)), 1.0)
 
 
 @numba.njit(cache=True)
 def _run_chunk(
-    policy, p, alpha, n_servers, s_n, slowdown, max_jobs, emulate, fractions,
-    arrival_times, sizes, id_offset, last, run_max,
-    job_id, arrival, size, remaining, weight, counters, totals, completion, theta, applied, action, order, scratch,
+    policy, alpha, max_jobs, emulate, fractions, last, run_max, ids, jobs, ints, floats,
+    arrival_times, sizes, n_servers, p, s_n, slowdown, completion, action, theta, scratch,
 ):  # fmt: skip
     """Run epochs until the chunk's arrivals are used up (or all jobs are done on the last chunk).
 
-    ``counters`` = (n_jobs, next_arrival, steps, overflow_epochs, completed) and ``totals`` =
-    (now, accrued objective, sum of response times, sum of slowdowns) carry the state between
-    calls. Returns 1 when the job arrays need more capacity (nothing changed), else 0.
+    Each epoch: the policy's allocation (``allocate``), through the env's action (``_env_action`` and
+    the kernel's ``apply_weights``) when ``emulate``, then the kernel's ``advance``. The state
+    (``ids``, ``jobs``, ``ints``, ``floats``: ``kernel.MalleableArrays``) carries over between calls.
+    Returns 1 when the job arrays need more capacity (the state is then settled, so a call with larger
+    arrays goes on from it), else 0.
     """
-    n_jobs, nxt, now = counters[0], counters[1], totals[0]
-    n_stream, capacity = arrival_times.size, job_id.size
-    while True:
-        if n_jobs + 2 * run_max > capacity:
-            counters[0], counters[1], totals[0] = n_jobs, nxt, now
-            return 1
-        n_jobs, nxt = _admit(
-            job_id, arrival, size, remaining, weight, n_jobs, arrival_times, sizes, nxt, now, s_n, slowdown, id_offset
-        )
-        if n_jobs == 0:
-            if nxt >= n_stream:
-                break
-            now = arrival_times[nxt]  # idle until the next arrival (docs/envs/index.md)
-            n_jobs, nxt = _admit(
-                job_id, arrival, size, remaining, weight, 0, arrival_times, sizes, nxt, now, s_n, slowdown, id_offset
-            )
-        if nxt >= n_stream and not last:
-            break
-        counters[2] += 1
-        counters[3] += n_jobs > max_jobs
-        allocate(policy, remaining, size, weight, n_jobs, p, alpha, n_servers, theta, order, scratch)
+    order, remaining, size, weight = ids[kernel.ORDER], jobs[kernel.REMAINING], jobs[kernel.SIZE], jobs[kernel.WEIGHT]
+    out = theta if emulate else jobs[kernel.THETA]  # unemulated, the policy's fractions apply as they are
+    if ints[kernel.N_JOBS] + 2 * run_max > ids.shape[1]:
+        return 1
+    kernel.settle(ids, jobs, ints, floats, arrival_times, sizes, s_n, slowdown)  # advance settles after each step
+    while ints[kernel.N_JOBS] > 0 and (ints[kernel.NEXT_ARRIVAL] < arrival_times.size or last):
+        n = ints[kernel.N_JOBS]
+        if n + 2 * run_max > ids.shape[1]:
+            return 1  # settled: the next call goes on from here
+        ints[kernel.N_WINDOW] = min(n, max_jobs)
+        allocate(policy, remaining, size, weight, n, p, alpha, n_servers, out, order, scratch)
         if emulate:
-            _through_action(theta, remaining, n_jobs, max_jobs, fractions, action, applied, order)
-        else:
-            for j in range(n_jobs):
-                applied[j] = theta[j]
-        first, until_departure = -1, np.inf
-        for j in range(n_jobs):
-            rate = (applied[j] * n_servers) ** p
-            if rate > 0.0:
-                finish = remaining[j] / rate
-                if finish < until_departure:
-                    first, until_departure = j, finish
-        until_arrival = arrival_times[nxt] - now if nxt < n_stream else np.inf
-        elapsed = min(until_departure, until_arrival)
-        event = now + elapsed
-        accrued, kept = 0.0, 0
-        for j in range(n_jobs):
-            accrued += weight[j]
-            left = remaining[j] - (applied[j] * n_servers) ** p * elapsed
-            if left <= COMPLETION_TOLERANCE * size[j] or (j == first and until_departure <= until_arrival):
-                response = event - arrival[j]
-                totals[2] += response
-                totals[3] += response * s_n / size[j]
-                counters[4] += 1
-                if completion.size:
-                    completion[job_id[j]] = event
-            else:
-                job_id[kept], arrival[kept], size[kept] = job_id[j], arrival[j], size[j]
-                remaining[kept], weight[kept] = left, weight[j]
-                kept += 1
-        totals[1] += accrued * elapsed
-        now = event
-        n_jobs, nxt = _admit(
-            job_id, arrival, size, remaining, weight, kept, arrival_times, sizes, nxt, now, s_n, slowdown, id_offset
-        )
-    counters[0], counters[1], totals[0] = n_jobs, nxt, now
+            kernel.stable_order(remaining, n, order)  # the env's window: least remaining first
+            _env_action(theta, order, n, ints[kernel.N_WINDOW], fractions, action, scratch)
+            kernel.apply_weights(action, order, jobs, ints, fractions)
+        event, _, _, n_done = kernel.advance(ids, jobs, ints, floats, arrival_times, sizes, n_servers, p, s_n, slowdown)
+        for k in range(n_done if completion.size else 0):
+            completion[ids[kernel.DONE_ID, k]] = event
     return 0
 
 
@@ -214,11 +152,9 @@ def run(
     p, n_servers, s_n = inner.speedup.p, float(inner.n_servers), float(inner.speedup(inner.n_servers))
     slowdown, max_jobs = inner.objective == "slowdown", int(inner.max_jobs)
     fractions = inner.allocation == "fractions"
-    capacity = 1024
-    ids = [np.empty(capacity, dtype=np.int64) for _ in range(2)]  # job_id, order
-    reals = [np.empty(capacity) for _ in range(7)]  # arrival, size, remaining, weight, theta, applied, scratch
-    counters, totals = np.zeros(5, dtype=np.int64), np.zeros(4)
-    action = np.empty(max_jobs + 1, dtype=np.float32)
+    arrays = kernel.MalleableArrays(1, 1024)  # an empty system at time 0; grown as needed
+    work = np.empty((2, 1024))  # the policy's fractions and scratch space
+    action = np.zeros(max_jobs + 1)
     chunks = list(_workload(inner, rng, chunk)) if keep_completions else None
     n_total = sum(arrivals.size for arrivals, _ in chunks) if chunks is not None else 0
     completion = np.full(n_total, np.nan) if keep_completions else np.empty(0)
@@ -228,33 +164,31 @@ def run(
     while following is not None:
         arrivals, sizes = following
         following = next(iterator, None)
-        counters[1] = 0
+        ints = arrays.ints[0]
+        ints[kernel.NEXT_ARRIVAL], ints[kernel.ARRIVED_BEFORE] = 0, offset
         run_max = _max_ties(arrivals)
-        while True:
-            (job_id, order), (arrival, size, remaining, weight, theta, applied, scratch) = ids, reals
-            status = _run_chunk(
-                code, p, alpha, n_servers, s_n, slowdown, max_jobs, emulate_env, fractions,
-                arrivals, sizes, offset, following is None, run_max,
-                job_id, arrival, size, remaining, weight, counters, totals, completion,
-                theta, applied, action, order, scratch,
-            )  # fmt: skip
-            if status == 0:
-                break
-            capacity *= 2
-            ids, reals = [np.resize(x, capacity) for x in ids], [np.resize(x, capacity) for x in reals]
+        while _run_chunk(
+            code, alpha, max_jobs, emulate_env, fractions, following is None, run_max, *arrays.views(0),
+            arrivals, sizes, n_servers, p, s_n, slowdown, completion, action, work[0], work[1],
+        ):  # fmt: skip
+            arrays.grow()
+            work = np.empty((2, 2 * work.shape[1]))
         offset += arrivals.size
-    steps, overflow, completed = int(counters[2]), int(counters[3]), int(counters[4])
-    mean_response, mean_slowdown = totals[2] / completed, totals[3] / completed
+    ints, floats = arrays.ints[0], arrays.floats[0]
+    steps, overflow, completed = int(ints[kernel.EPOCHS]), int(ints[kernel.OVERFLOW]), int(ints[kernel.N_COMPLETED])
+    mean_response, mean_slowdown = floats[kernel.RESPONSE] / completed, floats[kernel.SLOWDOWN] / completed
     metrics = {
         "n_completed": float(completed),
         "mean_response_time": float(mean_response),
         "mean_slowdown": float(mean_slowdown),
         "total_flow_time": float(mean_response * completed),
         "total_slowdown": float(mean_slowdown * completed),
-        "makespan": float(totals[0]),
+        "makespan": float(floats[kernel.TIME]),
         "overflow_fraction": overflow / max(steps, 1),
     }
-    result = FastRun(int(seed), metrics, -float(totals[1]), steps, offset + completed, time.perf_counter() - started)
+    result = FastRun(
+        int(seed), metrics, -float(floats[kernel.OBJECTIVE]), steps, offset + completed, time.perf_counter() - started
+    )
     if chunks is not None:
         result.arrival_times = np.concatenate([a for a, _ in chunks])
         result.sizes = np.concatenate([x for _, x in chunks])

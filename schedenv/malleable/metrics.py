@@ -1,7 +1,8 @@
 """Episode metrics of the malleable family (the env's ``episode_metrics``).
 
-The env computes them from its records here; the batched env (``vector.py``) and the fast path
-(``schedenv.fastpath.malleable``) accumulate the same sums per completion in compiled code.
+The env computes them from its records here; for the batched env (``vector.py``) and the fast path
+(``schedenv.fastpath.malleable``) the compiled transition (``kernel.advance``) accumulates the same
+sums per completion.
 """
 
 from __future__ import annotations

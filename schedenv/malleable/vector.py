@@ -33,7 +33,7 @@ from gymnasium.vector import AutoresetMode
 
 from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES, weights_of_rows
 from schedenv.malleable.env import MalleableEnv
-from schedenv.malleable.kernel import REMAINING, WEIGHT, reset_rows, step_rows
+from schedenv.malleable.kernel import REMAINING, WEIGHT, MalleableArrays, reset_rows, step_rows
 from schedenv.vector import NativeVectorEnv
 from schedenv.workloads import Power
 
@@ -58,11 +58,8 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
         self._length = self._episode_length()
         b, n = self.num_envs, self._length
         self._arrival_times, self._sizes = np.zeros((b, n)), np.zeros((b, n))
-        self._ids, self._jobs = np.zeros((b, 3, n), dtype=np.int64), np.zeros((b, 7, n))
-        self._ints = np.zeros((b, 6), dtype=np.int64)
-        """Per copy: n_jobs, next_arrival, n_window, n_completed, epochs, overflow epochs."""
-        self._floats = np.zeros((b, 3))
-        """Per copy: time, sum of response times, sum of slowdowns."""
+        self._ids, self._jobs, self._ints, self._floats = MalleableArrays(b, n).views(slice(None))
+        """The kernel's state of every copy (``kernel.MalleableArrays``)."""
         self._window = np.zeros((b, self.max_jobs), dtype=np.int64)
         self._obs = np.zeros((b, self._core_length + self.template.param_features), dtype=np.float32)
         self._rewards, self._terminated = np.zeros(b), np.zeros(b, dtype=np.bool_)
@@ -88,8 +85,7 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
         step_rows(
             stepping, weights, self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
             self._core_length, self._rewards, self._terminated, self._arrival_times, self._sizes,
-            float(template.n_servers), self._p, self._s_n, self._slowdown, float(template.scale), self.max_jobs,
-            self._fractions,
+            float(template.n_servers), self._p, self._s_n, self._slowdown, float(template.scale), self._fractions,
         )  # fmt: skip
         return self._rewards, self._terminated
 
@@ -107,7 +103,6 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
         reset_rows(
             rows.astype(np.int64), self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
             self._core_length, self._arrival_times, self._sizes, self._s_n, self._slowdown, float(template.scale),
-            self.max_jobs,
         )  # fmt: skip
 
     def _state_info(self) -> dict[str, np.ndarray]:
