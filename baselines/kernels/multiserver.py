@@ -39,23 +39,24 @@ ORDERS = {"srpt": 0, "arrival": 1, "gittins": 2}
 """Order codes of ``decide``: least remaining size k_j r_j / k first, arrival order, Gittins rank."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decide(
-    order, packing, class_of, table, rank_ages, rank_values, counts, jobs_i, jobs_f, ints, served, keys, work, k
-):
+    order, packing, class_of, table, rank_ages, rank_values, counts, jobs_i, jobs_f, ints, served, keys, ordered,
+    scratch, k,
+):  # fmt: skip
     """The service set of an order-and-pack policy over every job present, as ``MultiserverPolicy.service_set``
     chooses it: positions in ``served``; returns how many.
 
     ``order``: an ``ORDERS`` code (stable: ties keep arrival order; Gittins ranks interpolated in the
     age, one rank table per need class); ``packing``: a ``kernel.PACKINGS`` code. ``class_of[need]``
     is a need's class (a row of the rank tables, a column of the MaxWeight ``table``); ``counts``
-    (one entry per class), ``keys`` and ``work`` are scratch space (``kernel.MultiserverArrays``).
+    (one entry per class), ``keys`` and ``ordered`` (one entry per job) and ``scratch`` (k entries) are
+    scratch space.
     """
     m = ints[N_JOBS]
     needs, durations, remaining = jobs_i[NEED], jobs_f[DURATION], jobs_f[REMAINING]
     # ServerFilling's prefix holds at most k jobs and greedy stops within k + 1: only those are ordered.
     count = m if packing in (1, 3) else min(m, k + 1)
-    ordered = work[:count]
     if order == 1:
         for p in range(count):
             ordered[p] = p
@@ -72,4 +73,4 @@ def decide(
         counts[:] = 0
         for p in range(m):
             counts[class_of[needs[p]]] += 1
-    return pack(packing, ordered, needs, k, table, counts, class_of, served, work[work.size - k :])
+    return pack(packing, ordered, count, needs, k, table, counts, class_of, served, scratch)

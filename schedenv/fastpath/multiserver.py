@@ -90,14 +90,18 @@ def _episode(
     jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work, k,
 ):  # fmt: skip
     """Decide and advance until the episode ends; returns (stopped early, decision epochs)."""
-    state, steps = (jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work), 0
+    steps = 0
+    ordered, scratch = work[: times.size], work[work.size - k :]  # decide's scratch space
     while not ended(ints, times):
         if 0 < cap < ints[N_JOBS]:
             return True, steps
         n_served = decide(
-            order, packing, class_of, table, rank_ages, rank_values, counts, jobs_i, jobs_f, ints, served, keys, work, k
+            order, packing, class_of, table, rank_ages, rank_values, counts, jobs_i, jobs_f, ints, served, keys,
+            ordered, scratch, k,
+        )  # fmt: skip
+        advance(
+            n_served, jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work, k
         )
-        advance(n_served, *state, k)
         steps += 1
         for d in range(ints[N_DONE]):
             completion[done[d]] = floats[EVENT]
