@@ -45,13 +45,14 @@ class FastCore:
         kernel.open_episode(self._window, obs, *state, params.n_servers, scale, size_known)
         self._read()
 
-    def _read(self) -> None:
-        """Copy the counters the env reads after a kernel call."""
+    def _read(self) -> tuple[list[int], list[float]]:
+        """Copy the counters the env reads after a kernel call; returns them all."""
         ints, floats = self._state.ints.tolist(), self._state.floats.tolist()
         self.n_jobs, self.next_arrival = ints[kernel.N_JOBS], ints[kernel.NEXT_ARRIVAL]
         self.n_completed, self.n_window = ints[kernel.N_COMPLETED], ints[kernel.N_WINDOW]
         self.time, self.busy_server_time = floats[kernel.TIME], floats[kernel.BUSY_TIME]
         self._cache: tuple[MultiserverState, np.ndarray] | None = None
+        return ints, floats
 
     @property
     def done(self) -> bool:
@@ -82,12 +83,11 @@ class FastCore:
             _NO_SCORES if scores is None else scores, _NO_SELECTION if selected is None else selected, self.packing,
             self._window, self.obs, *self._state, k, self.scale, self.size_known,
         )  # fmt: skip
-        ints, floats = self._state.ints.tolist(), self._state.floats.tolist()
-        busy = ints[kernel.BUSY]
         if status:
-            shown = np.asarray(scores).tolist()
+            busy, shown = int(self._state.ints[kernel.BUSY]), np.asarray(scores).tolist()
             raise ValueError(_FAILURES[status].format(scores=shown, busy=busy, k=k))
-        self._read()
+        ints, floats = self._read()
+        busy = ints[kernel.BUSY]
         elapsed, event, n_done = floats[kernel.ELAPSED], floats[kernel.EVENT], ints[kernel.N_DONE]
         completed: list[MultiserverJobRecord] = []
         if n_done:
