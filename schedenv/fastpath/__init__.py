@@ -7,8 +7,8 @@ family registry (``Family.fast_path`` in ``schedenv.family``; a family without o
 ``evaluate``). Each module has ``supports(agent, env_kwargs)``, ``run(env, agent, seed, **options)``
 returning a ``FastRun`` and ``OPTIONS``, the options of ``run_fast`` it takes. The multiserver module
 is not such an entry: its ``run_fast(env, policy, seed)`` serves every job present, outside the env's
-window, so its numbers are the paper's policy rather than ``evaluate``'s, and it returns its own
-``FastResult`` (completion times and totals, no return or step count; docs/families.md).
+window, so its numbers are the paper's policy rather than ``evaluate``'s; it returns a ``FastRun``
+too (``MultiserverFastRun``, with the multiserver totals; docs/families.md).
 ``supports`` says whether a (env id, policy, configuration) has such a path; ``run_fast`` runs one
 episode of it and returns the env's ``episode_metrics`` (streamed, so memory stays flat) and, on
 request, per-job completion times, which equal those of ``schedenv.evaluation.evaluate`` on the

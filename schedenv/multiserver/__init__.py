@@ -9,8 +9,8 @@ files listed above it (the ``family-layout`` contract of ``lint-imports``).
 ``sim.py``         the pure reference simulator (the specification of the dynamics)
 ``core.py``        none: the reference translation (window, observation, service set over ``sim.py``) is
                    ``Reference`` in ``tests/multiserver/test_fast_core.py``, which checks ``fast.py`` against it
-``kernel.py``      every numba kernel: the env's step, observation and batched rows, and ``simulate``,
-                   the order-and-pack loop of the fast path
+``kernel.py``      every numba kernel: the one transition ``advance`` on the state layout ``MultiserverArrays``,
+                   the env's step, observation and batched rows (the fast path loops ``advance`` too)
 ``metrics.py``     the env's ``episode_metrics``
 ``fast.py``        ``FastCore``: the env's compiled core, a thin object over ``kernel.py``
 ``env.py``         the Gymnasium adapter ``MultiserverJobEnv`` over ``FastCore``

@@ -1,11 +1,11 @@
 """The env's compiled core: one numba call per step that advances time (docs/architecture.md).
 
-``FastCore`` does what the env used to do with numpy around the pure simulator: service set
-(priority scores packed by ``packing``, or the slots a select-mode agent picked), ``sim.advance``
-and the next epoch's window and observation, in ``kernel.env_step``. ``sim.py`` stays the
+``FastCore`` holds one copy of the family's state (``kernel.MultiserverArrays`` with B = 1, the
+layout the batched env and the fast path use too) and runs ``kernel.env_step`` on it: the service
+set (priority scores packed by ``packing``, or the slots a select-mode agent picked), the one
+transition ``kernel.advance`` and the next epoch's window and observation. ``sim.py`` stays the
 specification: a test steps both with the same actions and compares observations, rewards,
-records and busy servers. Jobs live in preallocated arrays (capacity = the episode's job count),
-in arrival order, compacted in place as jobs complete; ``state`` hands out read-only copies.
+records and busy servers. ``state`` hands out read-only copies of the jobs present.
 """
 
 from __future__ import annotations
@@ -17,6 +17,11 @@ from schedenv.multiserver.sim import MultiserverJobRecord, MultiserverParams, Mu
 
 _NO_SCORES = np.empty(0)
 _NO_SELECTION = np.empty(0, dtype=np.bool_)
+_FAILURES = {
+    kernel.BAD_SCORES: "scores must lie in [-1, 1] and be finite; got {scores}",
+    kernel.OVER_CAPACITY: "the service set needs {busy} servers; only n_servers={k} exist",
+    kernel.IDLE_FOREVER: "the service set is empty and no arrival is pending: the system would idle forever",
+}
 
 
 class FastCore:
@@ -29,32 +34,30 @@ class FastCore:
         self.packing = kernel.PACKINGS[packing]
         self.obs = obs
         """The observation buffer, rewritten in place at every epoch."""
-        self._times = np.ascontiguousarray(params.arrival_times, dtype=np.float64)
-        self._needs = np.ascontiguousarray(params.server_needs, dtype=np.int64)
-        self._durations = np.ascontiguousarray(params.durations, dtype=np.float64)
-        # Python copies of the stream, for the records of completed jobs.
-        self._lists = (self._times.tolist(), self._needs.tolist(), self._durations.tolist())
-        capacity = self._times.size
-        self._job_id, self._need = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
-        self._arrival, self._duration, self._remaining = (np.empty(capacity) for _ in range(3))
-        self._in_service, self._serve = np.zeros(capacity, dtype=np.bool_), np.zeros(capacity, dtype=np.bool_)
-        self._done = np.empty(capacity, dtype=np.int64)
+        # One copy's arrays (views of B = 1 rows): everything below reads and passes only these.
+        self._state = state = kernel.MultiserverArrays.zeros(
+            1, params.arrival_times.size, params.n_servers, max_jobs
+        ).views(0)
+        state.times[:], state.needs[:], state.durations[:] = params.arrival_times, params.server_needs, params.durations
         self._window = np.empty(max_jobs, dtype=np.int64)
-        int_size, float_size = kernel.scratch_sizes(capacity, max_jobs, params.n_servers)
-        self._work, self._keys = np.empty(int_size, dtype=np.int64), np.empty(float_size)
-        self.time = float(self._times[0])
-        n = int(np.searchsorted(self._times, self.time, side="right"))
-        self._job_id[:n] = np.arange(n)
-        self._arrival[:n], self._need[:n] = self._times[:n], self._needs[:n]
-        self._duration[:n], self._remaining[:n] = self._durations[:n], self._durations[:n]
-        self.n_jobs, self.next_arrival, self.n_completed, self.busy_server_time = n, n, 0, 0.0
-        self.n_window = self._open_epoch()
+        # Python copies of the stream, for the records of completed jobs.
+        self._lists = (state.times.tolist(), state.needs.tolist(), state.durations.tolist())
+        kernel.open_episode(self._window, obs, *state, params.n_servers, scale, size_known)
+        self._read()
+
+    def _read(self) -> tuple[list[int], list[float]]:
+        """Copy the counters the env reads after a kernel call; returns them all."""
+        ints, floats = self._state.ints.tolist(), self._state.floats.tolist()
+        self.n_jobs, self.next_arrival = ints[kernel.N_JOBS], ints[kernel.NEXT_ARRIVAL]
+        self.n_completed, self.n_window = ints[kernel.N_COMPLETED], ints[kernel.N_WINDOW]
+        self.time, self.busy_server_time = floats[kernel.TIME], floats[kernel.BUSY_TIME]
         self._cache: tuple[MultiserverState, np.ndarray] | None = None
+        return ints, floats
 
     @property
     def done(self) -> bool:
         """Every job of the stream has arrived and completed."""
-        return self.n_jobs == 0 and self.next_arrival >= self._times.size
+        return self.n_jobs == 0 and self.next_arrival >= len(self._lists[0])
 
     @property
     def state(self) -> MultiserverState:
@@ -68,62 +71,41 @@ class FastCore:
 
     def window_needs(self) -> np.ndarray:
         """Server needs of the window's jobs, in slot order."""
-        return self._need[self._window[: self.n_window]]
+        return self._state.jobs_i[kernel.NEED, self._window[: self.n_window]]
 
     def step(self, scores: np.ndarray | None, selected: np.ndarray | None = None) -> StepOutcome:
         """Serve by priority ``scores`` (float64, one per slot) or, in select mode, the window slots
         flagged in ``selected``, until the next epoch. Raises ``ValueError`` (state unchanged) for a
         score outside [-1, 1], a service set needing more than k servers, or an empty one with no
         arrival pending."""
-        before, n_before, params = self.time, self.n_jobs, self.params
-        result = kernel.env_step(
+        before, k = self.time, self.params.n_servers
+        status = kernel.env_step(
             _NO_SCORES if scores is None else scores, _NO_SELECTION if selected is None else selected, self.packing,
-            self._window, self.n_window, self.obs, self._job_id, self._arrival, self._need, self._duration,
-            self._remaining, self._in_service, n_before, self.next_arrival, before, self._times, self._needs,
-            self._durations, params.n_servers, self.scale, self.size_known, self._serve, self._done, self._keys,
-            self._work,
+            self._window, self.obs, *self._state, k, self.scale, self.size_known,
         )  # fmt: skip
-        status, self.n_jobs, self.next_arrival, self.time, event, self.n_window, elapsed, busy, n_done = result
         if status:
-            if status == 1:
-                raise ValueError(f"scores must lie in [-1, 1] and be finite; got {np.asarray(scores).tolist()}")
-            if status == 2:
-                raise ValueError(f"the service set needs {busy} servers; only n_servers={params.n_servers} exist")
-            raise ValueError("the service set is empty and no arrival is pending: the system would idle forever")
-        self._cache = None
-        accrued = n_before * elapsed
-        self.busy_server_time += busy * elapsed
-        self.n_completed += n_done
+            busy, shown = int(self._state.ints[kernel.BUSY]), np.asarray(scores).tolist()
+            raise ValueError(_FAILURES[status].format(scores=shown, busy=busy, k=k))
+        ints, floats = self._read()
+        busy = ints[kernel.BUSY]
+        elapsed, event, n_done = floats[kernel.ELAPSED], floats[kernel.EVENT], ints[kernel.N_DONE]
         completed: list[MultiserverJobRecord] = []
         if n_done:
             times, needs, durations = self._lists
-            k = params.n_servers
-            for j in self._done[:n_done].tolist():
+            for j in self._state.done[:n_done].tolist():
                 a, need, d = times[j], needs[j], durations[j]
                 completed.append(MultiserverJobRecord(j, a, float(need) * d / k, event, (event - a) / d, need, d))
-        return StepOutcome(self.time - before, accrued, completed, busy, busy * elapsed / params.n_servers)
-
-    def _open_epoch(self) -> int:
-        n = self.n_jobs
-        return int(
-            kernel.open_epoch(
-                self._window, self.obs, self._need[:n], self._duration[:n], self._remaining[:n], self._arrival[:n],
-                self._in_service[:n], self.time, self.params.n_servers, self.scale, self.size_known, self._keys,
-                self._work,
-            )
-        )  # fmt: skip
+        return StepOutcome(self.time - before, floats[kernel.ACCRUED], completed, busy, busy * elapsed / k)
 
     def _snapshot(self) -> tuple[MultiserverState, np.ndarray]:
         if self._cache is None:
             n = self.n_jobs
-            arrays = [
-                a[:n].copy()
-                for a in (self._job_id, self._arrival, self._need, self._duration, self._remaining, self._in_service)
-            ]
+            job_id, need = (row[:n].copy() for row in self._state.jobs_i)
+            arrival, duration, remaining = (row[:n].copy() for row in self._state.jobs_f)
+            in_service = self._state.in_service[:n].copy()
             window = self._window[: self.n_window].copy()
-            for array in (*arrays, window):
+            for array in (job_id, arrival, need, duration, remaining, in_service, window):
                 array.flags.writeable = False
-            job_id, arrival, need, duration, remaining, in_service = arrays
             state = MultiserverState(
                 self.time, job_id, arrival, need, duration, remaining, in_service, self.next_arrival,
                 self.n_completed, self.busy_server_time, self.params.n_servers,

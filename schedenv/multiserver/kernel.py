@@ -1,27 +1,36 @@
-"""A numba-compiled event loop for order-and-pack policies (the fast path of docs/baselines/index.md).
+"""The compiled transition of the multiserver-job family and every kernel around it (docs/architecture.md).
 
-It repeats ``sim.advance`` operation for operation (same float expressions, same tie-breaking:
-stable sorts over the jobs in arrival order), so it gives bit-identical completion times to the
-pure core driven by the same policy; a test checks this. Orders: 0 = SRPT (least remaining size
-k_j r_j / k), 1 = arrival, 2 = Gittins rank (a rank table per need, interpolated in the age).
-Packings: 0 = ServerFilling, 1 = first fit, 2 = greedy, 3 = MaxWeight (count-vector table over
-``need_values``, whose job counts are kept up to date at arrivals and completions). The Gittins
-rank tables have one row per entry of ``need_values``.
+``advance`` is the one transition: it serves a given service set until the next arrival or
+completion, completes, admits the arrivals (an emptied system idles until the next one) and accrues
+the metrics, repeating ``sim.advance`` operation for operation (same float expressions, completions
+in arrival order), so it gives bit-identical results to the pure core; tests check this. Everything
+that moves time calls it: the env's step (``env_step``, driven by ``fast.FastCore``), the B copies of
+``vector.MultiserverJobVectorEnv`` (``reset_rows`` / ``step_rows``) and the fast path
+(``schedenv.fastpath.multiserver``, a loop of ``advance`` and a compiled policy).
 
-The env's per-step kernels live here too (``open_epoch``, ``env_step``, driven by ``fast.FastCore``,
-and ``reset_rows`` / ``step_rows``, which run them for the B copies of ``vector.MultiserverJobVectorEnv``),
-because numba's ``cache=True`` only watches the file a jitted function is defined in: kernels that
-call each other (``_pack``, ``fill_observation``) must share a module. The per-step kernels allocate
-nothing: they sort by insertion (``smallest_first``) and work in caller-owned scratch arrays.
+State of one copy (the batched env stacks B of them on a leading axis; ``MultiserverArrays``):
+the jobs present in arrival order, compacted in place as jobs complete (``jobs_i[JOB_ID|NEED]``,
+``jobs_f[ARRIVAL|DURATION|REMAINING]``, ``in_service``), the counters ``ints`` and sums ``floats``
+(indices below), the service set ``served`` (positions, the transition's input), the stream ids of
+the jobs the last transition completed ``done`` (arrival order) and the episode's job stream
+(``times``, ``needs``, ``durations``). Packings (the env's ``packing`` and the policies' compiled
+rules): 0 = ServerFilling, 1 = first fit, 2 = greedy, 3 = MaxWeight (count-vector table over need
+classes). Kernels that call each other share this module because numba's ``cache=True`` only
+watches the file a jitted function is defined in. The per-step kernels allocate nothing: they sort
+by insertion (``smallest_first``) and work in caller-owned scratch arrays (``keys``, ``work``). The
+ones called at every epoch (``advance``, ``pack``, ``smallest_first``; ``decide`` of the compiled
+policies) are inlined into their callers (``inline="always"``): a call passing a dozen arrays costs
+about as much as an epoch's work (the fast path's loop ran about 1.3x slower without it).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 COMPLETION_TOLERANCE = 1e-12
-ORDERS = {"srpt": 0, "arrival": 1, "gittins": 2}
 PACKINGS = {"serverfilling": 0, "firstfit": 1, "greedy": 2, "maxweight": 3}
 
 
@@ -30,7 +39,7 @@ INSERTION_LIMIT = 32
 numpy's mergesort. Both give the one stable order, so results do not depend on the choice."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def smallest_first(keys: np.ndarray, n: int, count: int, order: np.ndarray) -> None:
     """``order[:count]`` = the first ``count`` entries of the stable ascending order of ``keys[:n]``
     (as ``np.argsort(keys[:n], kind="mergesort")[:count]``), ``count <= n``."""
@@ -53,36 +62,31 @@ def smallest_first(keys: np.ndarray, n: int, count: int, order: np.ndarray) -> N
         order[p] = j
 
 
-@njit(cache=True)
-def _take(j: int, serve: np.ndarray, served: np.ndarray, n_served: int) -> int:
-    serve[j] = True
-    served[n_served] = j
-    return n_served + 1
-
-
-@njit(cache=True)
-def _pack(
+@njit(cache=True, inline="always")
+def pack(
     packing: int,
     ordered: np.ndarray,
+    m: int,
     needs: np.ndarray,
     k: int,
     table: np.ndarray,
     counts: np.ndarray,
-    need_class: np.ndarray,
-    serve: np.ndarray,
+    class_of: np.ndarray,
     served: np.ndarray,
     scratch: np.ndarray,
 ) -> int:
-    """Mark the jobs to serve (``serve`` flags and the list ``served``); return how many.
-    ``served`` and ``scratch`` hold at least k entries."""
-    m, n_served = ordered.size, 0
+    """Write the positions of the jobs to serve, chosen from ``ordered[:m]`` (most urgent first), into
+    ``served``; return how many. ``served`` and ``scratch`` hold at least k entries. MaxWeight
+    reads the counts of the jobs present per need class (``counts``) and a need's class
+    (``class_of[need]``)."""
+    n_served = 0
     if packing == 2:
         used = 0
         for i in range(m):
             j = ordered[i]
             if used + needs[j] > k:
                 break
-            n_served = _take(j, serve, served, n_served)
+            served[n_served], n_served = j, n_served + 1
             used += needs[j]
     elif packing == 1:
         free = k
@@ -91,7 +95,7 @@ def _pack(
                 break
             j = ordered[i]
             if needs[j] <= free:
-                n_served = _take(j, serve, served, n_served)
+                served[n_served], n_served = j, n_served + 1
                 free -= needs[j]
     elif packing == 0:
         total, prefix = 0, m
@@ -112,7 +116,7 @@ def _pack(
             j = ordered[scratch[i]]
             if used + needs[j] > k:
                 break
-            n_served = _take(j, serve, served, n_served)
+            served[n_served], n_served = j, n_served + 1
             used += needs[j]
     else:
         n_values = counts.size
@@ -132,127 +136,23 @@ def _pack(
             if remaining == 0:
                 break
             j = ordered[i]
-            c = need_class[j]
+            c = class_of[needs[j]]
             if left[c] > 0:
-                n_served = _take(j, serve, served, n_served)
+                served[n_served], n_served = j, n_served + 1
                 left[c] -= 1
                 remaining -= 1
     return n_served
-
-
-@njit(cache=True)
-def simulate(
-    arrivals: np.ndarray,
-    needs: np.ndarray,
-    durations: np.ndarray,
-    k: int,
-    order: int,
-    packing: int,
-    need_values: np.ndarray,
-    table: np.ndarray,
-    rank_ages: np.ndarray,
-    rank_values: np.ndarray,
-    cap: int,
-) -> tuple[np.ndarray, float, float, bool]:
-    """Completion times, total flow time and busy server-time of one episode, and whether it was
-    cut short because more than ``cap`` jobs were present (``cap`` <= 0: never; unfinished jobs
-    then have completion time inf).
-
-    Work per epoch is O(k) apart from the SRPT / Gittins sort and the removal of completed jobs
-    from the arrival-ordered list, so long queues (high load, unstable policies) stay cheap.
-    """
-    n = arrivals.size
-    completion = np.full(n, np.inf)
-    remaining = durations.copy()
-    present = np.empty(n, dtype=np.int64)
-    serve = np.zeros(n, dtype=np.bool_)
-    served, scratch = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
-    need_class = np.zeros(n, dtype=np.int64)
-    for j in range(n):
-        for c in range(need_values.size):
-            if needs[j] == need_values[c]:
-                need_class[j] = c
-    counts = np.zeros(need_values.size, dtype=np.int64)
-    m, next_arrival, n_served = 0, 0, 0
-    time = arrivals[0]
-    while next_arrival < n and arrivals[next_arrival] <= time:
-        present[m] = next_arrival
-        counts[need_class[next_arrival]] += 1
-        m += 1
-        next_arrival += 1
-    total_flow, busy_time = 0.0, 0.0
-    while m > 0 or next_arrival < n:
-        if 0 < cap < m:
-            return completion, total_flow, busy_time, True
-        jobs = present[:m]
-        if order == 1:
-            ordered = jobs
-        else:
-            keys = np.empty(m)
-            for i in range(m):
-                j = jobs[i]
-                if order == 0:
-                    keys[i] = needs[j] * remaining[j]
-                else:
-                    age = needs[j] * (durations[j] - remaining[j]) / k
-                    keys[i] = np.interp(age, rank_ages[need_class[j]], rank_values[need_class[j]])
-            ordered = jobs[np.argsort(keys, kind="mergesort")]
-        for i in range(n_served):
-            serve[served[i]] = False
-        n_served = _pack(packing, ordered, needs, k, table, counts, need_class, serve, served, scratch)
-        busy = 0
-        until_completion = np.inf
-        for i in range(n_served):
-            j = served[i]
-            busy += needs[j]
-            if remaining[j] < until_completion:
-                until_completion = remaining[j]
-        until_arrival = arrivals[next_arrival] - time if next_arrival < n else np.inf
-        elapsed = min(until_completion, until_arrival)
-        total_flow += m * elapsed
-        busy_time += busy * elapsed
-        departure = until_completion <= until_arrival
-        time = time + elapsed if departure else arrivals[next_arrival]
-        n_done = 0
-        for i in range(n_served):
-            j = served[i]
-            before = remaining[j]
-            remaining[j] = before - elapsed
-            if remaining[j] <= COMPLETION_TOLERANCE * durations[j] or (departure and before == until_completion):
-                completion[j] = time
-                counts[need_class[j]] -= 1
-                n_done += 1
-        if n_done:
-            kept = 0
-            for i in range(m):
-                j = present[i]
-                if completion[j] == np.inf:
-                    present[kept] = j
-                    kept += 1
-            m = kept
-        while next_arrival < n and arrivals[next_arrival] <= time:
-            present[m] = next_arrival
-            counts[need_class[next_arrival]] += 1
-            m += 1
-            next_arrival += 1
-        if m == 0 and next_arrival < n:
-            time = arrivals[next_arrival]
-            while next_arrival < n and arrivals[next_arrival] <= time:
-                present[m] = next_arrival
-                counts[need_class[next_arrival]] += 1
-                m += 1
-                next_arrival += 1
-    return completion, total_flow, busy_time, False
 
 
 def pack_service_set(packing: str, ordered: np.ndarray, needs: np.ndarray, n_servers: int) -> np.ndarray:
     """The boolean service set that ``packing`` ("serverfilling", "firstfit" or "greedy") makes of
     the jobs ``ordered`` (positions into ``needs``, most urgent first): the compiled twin of
     ``schedenv.multiserver.packing.pack`` used by the env's priority mode."""
-    serve = np.zeros(needs.size, dtype=np.bool_)
     served, scratch = np.empty(n_servers, dtype=np.int64), np.empty(n_servers, dtype=np.int64)
-    empty = np.zeros(1, dtype=np.int64)
-    _pack(PACKINGS[packing], ordered, needs, n_servers, _NO_TABLE, empty, empty, serve, served, scratch)
+    code = PACKINGS[packing]
+    n_served = pack(code, ordered, ordered.size, needs, n_servers, _NO_TABLE, _NO_COUNTS, _NO_COUNTS, served, scratch)
+    serve = np.zeros(needs.size, dtype=np.bool_)
+    serve[served[:n_served]] = True
     return serve
 
 
@@ -260,29 +160,179 @@ _NO_TABLE = np.zeros((1, 1), dtype=np.int64)
 _NO_COUNTS = np.zeros(1, dtype=np.int64)
 
 
+JOB_ID, NEED = 0, 1
+ARRIVAL, DURATION, REMAINING = 0, 1, 2
+"""Rows of a copy's job tables ``jobs_i`` (int64) and ``jobs_f`` (float64), one column per job present."""
+N_JOBS, NEXT_ARRIVAL, N_COMPLETED, BUSY, N_DONE, N_WINDOW, FREE, EPOCHS, OVERFLOW = range(9)
+"""Columns of ``ints``: the transition's counters and the last transition's busy servers and completions,
+then the env's (window size, free servers of a select-mode epoch, epochs and epochs with jobs outside
+the window)."""
+TIME, BUSY_TIME, TOTAL_FLOW, EVENT, ELAPSED, ACCRUED = range(6)
+"""Columns of ``floats``: the clock and the accrued sums, then the last transition's event time (the
+arrival or completion that ended its service interval), service interval and flow time accrued."""
+OK, BAD_SCORES, OVER_CAPACITY, IDLE_FOREVER = range(4)
+"""Statuses of ``advance`` and ``env_step``: done; a score outside [-1, 1] or NaN; the service set
+needs more than k servers; it is empty with no arrival pending (nothing is changed unless OK)."""
+RESPONSE, SLOWDOWN, DONE_DURATION = 0, 1, 2
+"""Rows of the batched env's ``finished`` (float64, (B, 3, jobs per episode)): the completed jobs'
+response time, slowdown and duration, in completion order."""
+
+
+class MultiserverArrays(NamedTuple):
+    """The state of one copy, or of B copies stacked on a leading axis (see the module docstring), in the
+    order every kernel of the family takes it; ``keys`` and ``work`` are scratch space, sized so that a step
+    allocates nothing (``work[-n_servers:]`` is the packing's own)."""
+
+    jobs_i: np.ndarray
+    jobs_f: np.ndarray
+    in_service: np.ndarray
+    ints: np.ndarray
+    floats: np.ndarray
+    served: np.ndarray
+    done: np.ndarray
+    times: np.ndarray
+    needs: np.ndarray
+    durations: np.ndarray
+    keys: np.ndarray
+    work: np.ndarray
+
+    @classmethod
+    def zeros(cls, n_copies: int, capacity: int, n_servers: int, max_jobs: int = 0) -> MultiserverArrays:
+        """``n_copies`` copies for episodes of ``capacity`` jobs (and windows of ``max_jobs`` slots)."""
+        b, n = n_copies, capacity
+        int_size, float_size = max(n, 3 * max_jobs) + n_servers, max(n, max_jobs)
+        return cls(
+            np.zeros((b, 2, n), dtype=np.int64), np.zeros((b, 3, n)), np.zeros((b, n), dtype=np.bool_),
+            np.zeros((b, 9), dtype=np.int64), np.zeros((b, 6)), np.zeros((b, max(n_servers, max_jobs)), dtype=np.int64),
+            np.zeros((b, n_servers), dtype=np.int64), np.zeros((b, n)), np.zeros((b, n), dtype=np.int64),
+            np.zeros((b, n)), np.zeros((b, float_size)), np.zeros((b, int_size), dtype=np.int64),
+        )  # fmt: skip
+
+    def views(self, index: int) -> MultiserverArrays:
+        """The state of copy ``index`` (views into these arrays)."""
+        return MultiserverArrays(*(array[index] for array in self))
+
+
+@njit(cache=True, inline="always")
+def _admit(jobs_i, jobs_f, in_service, n_jobs, next_arrival, time, times, needs, durations):  # fmt: skip
+    """Admit the jobs of the stream that have arrived by ``time``; returns the new (n_jobs, next_arrival)."""
+    while next_arrival < times.size and times[next_arrival] <= time:
+        jobs_i[JOB_ID, n_jobs], jobs_i[NEED, n_jobs] = next_arrival, needs[next_arrival]
+        jobs_f[ARRIVAL, n_jobs], jobs_f[DURATION, n_jobs] = times[next_arrival], durations[next_arrival]
+        jobs_f[REMAINING, n_jobs], in_service[n_jobs] = durations[next_arrival], False
+        n_jobs += 1
+        next_arrival += 1
+    return n_jobs, next_arrival
+
+
 @njit(cache=True)
-def fill_observation(
-    obs: np.ndarray,
-    max_jobs: int,
-    window: np.ndarray,
-    needs: np.ndarray,
-    durations: np.ndarray,
-    remaining: np.ndarray,
-    arrivals: np.ndarray,
-    in_service: np.ndarray,
-    time: float,
-    k: int,
-    scale: float,
-    size_known: bool,
-    free: int,
-    marks: np.ndarray,
-) -> None:
-    """Write the env's observation (layout in ``MultiserverJobEnv``'s docstring) into ``obs``; entries
-    after the job features (the scenario parameters) are left alone. ``marks`` is scratch space of at
-    least ``needs.size`` entries."""
+def start(jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work):  # fmt: skip
+    """A new episode of the stream ``times``, ``needs``, ``durations``: the jobs of the first arrival instant."""
+    ints[:], floats[:] = 0, 0.0
+    time = times[0]
+    ints[N_JOBS], ints[NEXT_ARRIVAL] = _admit(jobs_i, jobs_f, in_service, 0, 0, time, times, needs, durations)
+    floats[TIME] = time
+
+
+@njit(cache=True, inline="always")
+def ended(ints, times):
+    """Every job of the stream has arrived and completed."""
+    return ints[N_JOBS] == 0 and ints[NEXT_ARRIVAL] >= times.size
+
+
+@njit(cache=True, inline="always")
+def advance(n_served, jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work, k):
+    """The transition (``sim.advance``): serve the jobs at positions ``served[:n_served]`` until the next
+    arrival or completion, complete the jobs that finish, admit the arrivals (an emptied system idles
+    until the next one, docs/envs/index.md) and accrue the flow time and busy server-time.
+
+    Writes the outcome in ``ints[BUSY|N_DONE]``, ``floats[EVENT|ELAPSED|ACCRUED]`` and the completed
+    jobs' stream ids in ``done[:ints[N_DONE]]`` (arrival order); returns a status (``OK``,
+    ``OVER_CAPACITY``, ``IDLE_FOREVER``: then nothing else is changed).
+    """
+    job_id, need = jobs_i[JOB_ID], jobs_i[NEED]
+    arrival, duration, remaining = jobs_f[ARRIVAL], jobs_f[DURATION], jobs_f[REMAINING]
+    n_jobs, next_arrival, time = ints[N_JOBS], ints[NEXT_ARRIVAL], floats[TIME]
+    busy = 0
+    until_completion = np.inf
+    for i in range(n_served):
+        j = served[i]
+        busy += need[j]
+        if remaining[j] < until_completion:
+            until_completion = remaining[j]
+    ints[BUSY], ints[N_DONE] = busy, 0
+    floats[EVENT], floats[ELAPSED], floats[ACCRUED] = time, 0.0, 0.0
+    if busy > k:
+        return OVER_CAPACITY
+    until_arrival = times[next_arrival] - time if next_arrival < times.size else np.inf
+    elapsed = min(until_completion, until_arrival)
+    if elapsed == np.inf:
+        return IDLE_FOREVER
+    departure = until_completion <= until_arrival
+    time = time + elapsed if departure else times[next_arrival]
+    accrued = n_jobs * elapsed
+    floats[EVENT], floats[ELAPSED], floats[ACCRUED] = time, elapsed, accrued
+    floats[TOTAL_FLOW] += accrued
+    floats[BUSY_TIME] += busy * elapsed
+    for j in range(n_jobs):
+        in_service[j] = False
+    n_done = 0  # done[:n_done]: positions of the completed jobs, ascending (at most k are served)
+    for i in range(n_served):
+        j = served[i]
+        in_service[j] = True
+        before = remaining[j]
+        remaining[j] = before - elapsed
+        if remaining[j] <= COMPLETION_TOLERANCE * duration[j] or (departure and before == until_completion):
+            p = n_done
+            while p > 0 and done[p - 1] > j:
+                done[p] = done[p - 1]
+                p -= 1
+            done[p] = j
+            n_done += 1
+    if n_done:
+        kept, d = 0, 0
+        for j in range(n_jobs):
+            if d < n_done and done[d] == j:
+                done[d] = job_id[j]  # position j is not yet overwritten: kept <= j
+                d += 1
+                continue
+            job_id[kept], arrival[kept], need[kept] = job_id[j], arrival[j], need[j]
+            duration[kept], remaining[kept], in_service[kept] = duration[j], remaining[j], in_service[j]
+            kept += 1
+        n_jobs = kept
+    n_jobs, next_arrival = _admit(jobs_i, jobs_f, in_service, n_jobs, next_arrival, time, times, needs, durations)
+    if n_jobs == 0 and next_arrival < times.size:
+        time = times[next_arrival]
+        n_jobs, next_arrival = _admit(jobs_i, jobs_f, in_service, 0, next_arrival, time, times, needs, durations)
+    ints[N_JOBS], ints[NEXT_ARRIVAL], ints[N_DONE] = n_jobs, next_arrival, n_done
+    ints[N_COMPLETED] += n_done
+    floats[TIME] = time
+    return OK
+
+
+@njit(cache=True)
+def open_epoch(
+    window, obs, jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work, k,
+    scale, size_known,
+):  # fmt: skip
+    """The env's window (least remaining size first, ties by arrival, when ``size_known``; else oldest
+    first) in ``window[:ints[N_WINDOW]]`` and its observation (layout in ``MultiserverJobEnv``'s
+    docstring) in ``obs``, whose entries after the job features (the scenario parameters) are left
+    alone."""
+    n, max_jobs, time = ints[N_JOBS], window.size, floats[TIME]
+    needs, durations, remaining, arrivals = jobs_i[NEED], jobs_f[DURATION], jobs_f[REMAINING], jobs_f[ARRIVAL]
+    n_window = min(n, max_jobs)
+    ints[N_WINDOW] = n_window
+    if size_known:
+        for j in range(n):
+            keys[j] = remaining[j] * needs[j]
+        smallest_first(keys, n, n_window, window)
+    else:
+        for slot in range(n_window):
+            window[slot] = slot
     features = 7
     obs[: features * max_jobs + 5] = 0.0
-    for slot in range(window.size):
+    for slot in range(n_window):
         j = window[slot]
         base = features * slot
         unit = needs[j] / (k * scale)
@@ -294,17 +344,16 @@ def fill_observation(
         obs[base + 4] = np.log1p((time - arrivals[j]) / scale)
         obs[base + 6] = 1.0 if in_service[j] else 0.0
     base = features * max_jobs
-    n = needs.size
-    obs[base] = free / k
+    obs[base] = 1.0  # free servers / k: all are free when an epoch opens
     obs[base + 1] = np.log1p(n)
-    n_outside = n - window.size
+    n_outside = n - n_window
     if n_outside > 0:
-        marks[:n] = 0
-        for slot in range(window.size):
-            marks[window[slot]] = 1
+        work[:n] = 0  # work[j] = 1: job j is in the window
+        for slot in range(n_window):
+            work[window[slot]] = 1
         outside_need, outside_work = 0.0, 0.0
         for j in range(n):
-            if not marks[j]:
+            if not work[j]:
                 outside_need += needs[j]
                 outside_work += needs[j] * remaining[j]
         obs[base + 2] = np.log1p(n_outside)
@@ -314,75 +363,35 @@ def fill_observation(
 
 
 @njit(cache=True)
-def open_epoch(
-    window: np.ndarray,
-    obs: np.ndarray,
-    needs: np.ndarray,
-    durations: np.ndarray,
-    remaining: np.ndarray,
-    arrivals: np.ndarray,
-    in_service: np.ndarray,
-    time: float,
-    k: int,
-    scale: float,
-    size_known: bool,
-    keys: np.ndarray,
-    work: np.ndarray,
-) -> int:
-    """The env's window (least remaining size first, ties by arrival, when ``size_known``; else
-    oldest first) written into ``window``, and its observation into ``obs``; returns the window
-    size. The arrays hold the jobs present in arrival order; ``keys`` and ``work`` are scratch
-    space (``scratch_sizes``)."""
-    n, max_jobs = needs.size, window.size
-    n_window = min(n, max_jobs)
-    if size_known:
-        for j in range(n):
-            keys[j] = remaining[j] * needs[j]
-        smallest_first(keys, n, n_window, window)
-    else:
-        for slot in range(n_window):
-            window[slot] = slot
-    shown = window[:n_window]
-    fill_observation(
-        obs, max_jobs, shown, needs, durations, remaining, arrivals, in_service, time, k, scale, size_known, k, work
-    )
-    return n_window
-
-
-def scratch_sizes(capacity: int, max_jobs: int, n_servers: int) -> tuple[int, int]:
-    """Entries of the int64 and float64 scratch arrays that ``env_step`` and ``open_epoch`` need for
-    ``capacity`` jobs (the episode's job count), so that a step allocates nothing."""
-    return max(capacity, 3 * max_jobs + 3 * n_servers), max(capacity, max_jobs)
+def open_episode(
+    window, obs, jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work, k,
+    scale, size_known,
+):  # fmt: skip
+    """``start`` and the first epoch's window and observation (``ints[N_WINDOW]``)."""
+    state = (jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work)
+    start(*state)
+    open_epoch(window, obs, *state, k, scale, size_known)
 
 
 @njit(cache=True)
 def env_step(
-    scores, selected, packing, window, n_window, obs, job_id, arrival, needs, durations, remaining, in_service,
-    n_jobs, next_arrival, time, arrival_times, stream_needs, stream_durations, k, scale, size_known, serve, done,
-    keys, work,
+    scores, selected, packing, window, obs, jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs,
+    durations, keys, work, k, scale, size_known,
 ):  # fmt: skip
-    """One env step that advances time: the service set, ``sim.advance`` and the next epoch's window
-    and observation, in place. The jobs present are ``[:n_jobs]`` of the job arrays (arrival order).
+    """One env step that advances time: the service set, ``advance`` and the next epoch's window
+    (``ints[N_WINDOW]``) and observation, in place; returns ``advance``'s status, or ``BAD_SCORES``.
 
     Priority mode (``selected`` empty): ``scores`` per slot, packed by ``packing`` as in
     ``MultiserverJobEnv.service_set_from_scores``. Select mode (``scores`` empty): serve the slots
-    flagged in ``selected``. Returns (status, n_jobs, next_arrival, time, event, n_window, elapsed,
-    busy, n_done) with the stream indices of the completed jobs (arrival order) in ``done[:n_done]``.
-    ``event`` is the time of the arrival or completion that ends the service interval ``elapsed``;
-    ``time`` is later when an emptied system waits for the next arrival.
-    Status 1: a score outside [-1, 1] or NaN; 2: the service set overflows k; 3: it is empty with
-    no arrival pending. Nothing is changed unless the status is 0. ``keys`` (float64) and ``work``
-    (int64) are scratch space of ``scratch_sizes`` entries.
+    flagged in ``selected``. Nothing is changed unless the status is ``OK``.
     """
-    m = window.size
-    slots, order, ordered = work[:m], work[m : 2 * m], work[2 * m : 3 * m]
-    served, pack_scratch, gone = work[3 * m : 3 * m + k], work[3 * m + k : 3 * m + 2 * k], work[3 * m + 2 * k :]
+    m, n_window = window.size, ints[N_WINDOW]
     for slot in range(scores.size):
         if not (scores[slot] >= -1.0 and scores[slot] <= 1.0):  # also false for NaN
-            return 1, n_jobs, next_arrival, time, time, n_window, 0.0, 0, 0
-    for j in range(n_jobs):
-        serve[j] = False
+            return BAD_SCORES
+    n_served = 0
     if selected.size == 0:
+        slots, order, ordered = work[:m], work[m : 2 * m], work[2 * m : 3 * m]
         eligible = 0
         for slot in range(n_window):
             eligible += scores[slot] >= 0.0
@@ -395,115 +404,49 @@ def env_step(
         smallest_first(keys, count, count, order)
         for i in range(count):
             ordered[i] = window[slots[order[i]]]
-        _pack(packing, ordered[:count], needs, k, _NO_TABLE, _NO_COUNTS, _NO_COUNTS, serve, served, pack_scratch)
+        n_served = pack(
+            packing, ordered, count, jobs_i[NEED], k, _NO_TABLE, _NO_COUNTS, _NO_COUNTS, served, work[work.size - k :]
+        )
     else:
         for slot in range(selected.size):
             if selected[slot]:
-                serve[window[slot]] = True
-    busy = 0
-    until_completion = np.inf
-    for j in range(n_jobs):
-        if serve[j]:
-            busy += needs[j]
-            if remaining[j] < until_completion:
-                until_completion = remaining[j]
-    if busy > k:
-        return 2, n_jobs, next_arrival, time, time, n_window, 0.0, busy, 0
-    n = arrival_times.size
-    until_arrival = arrival_times[next_arrival] - time if next_arrival < n else np.inf
-    elapsed = min(until_completion, until_arrival)
-    if elapsed == np.inf:
-        return 3, n_jobs, next_arrival, time, time, n_window, 0.0, busy, 0
-    departure = until_completion <= until_arrival
-    time = time + elapsed if departure else arrival_times[next_arrival]
-    event = time
-    n_done = 0  # gone[:n_done]: positions of the completed jobs (at most k are served)
-    for j in range(n_jobs):
-        in_service[j] = serve[j]
-        if serve[j]:
-            before = remaining[j]
-            remaining[j] = before - elapsed
-            if remaining[j] <= COMPLETION_TOLERANCE * durations[j] or (departure and before == until_completion):
-                gone[n_done] = j
-                done[n_done] = job_id[j]
-                n_done += 1
-    if n_done:
-        kept, d = 0, 0
-        for j in range(n_jobs):
-            if d < n_done and gone[d] == j:
-                d += 1
-                continue
-            job_id[kept], arrival[kept], needs[kept] = job_id[j], arrival[j], needs[j]
-            durations[kept], remaining[kept], in_service[kept] = durations[j], remaining[j], in_service[j]
-            kept += 1
-        n_jobs = kept
-    for _ in range(2):  # admit the arrivals; an emptied system idles until the next one (docs/envs/index.md)
-        while next_arrival < n and arrival_times[next_arrival] <= time:
-            job_id[n_jobs], arrival[n_jobs] = next_arrival, arrival_times[next_arrival]
-            needs[n_jobs], durations[n_jobs] = stream_needs[next_arrival], stream_durations[next_arrival]
-            remaining[n_jobs], in_service[n_jobs] = stream_durations[next_arrival], False
-            n_jobs += 1
-            next_arrival += 1
-        if n_jobs > 0 or next_arrival >= n:
-            break
-        time = arrival_times[next_arrival]
-    n_window = open_epoch(
-        window, obs, needs[:n_jobs], durations[:n_jobs], remaining[:n_jobs], arrival[:n_jobs], in_service[:n_jobs],
-        time, k, scale, size_known, keys, work,
-    )  # fmt: skip
-    return 0, n_jobs, next_arrival, time, event, n_window, elapsed, busy, n_done
-
-
-JOB_ID, NEED = 0, 1
-ARRIVAL, DURATION, REMAINING = 0, 1, 2
-IN_SERVICE, SERVE = 0, 1
-RESPONSE, SLOWDOWN, DONE_DURATION = 0, 1, 2
-"""Rows of the batched env's per-copy job tables: ``jobs_i`` (int64), ``jobs_f`` (float64), ``flags``
-(bool), each of shape (B, rows, capacity), and ``finished`` (float64, (B, 3, jobs per episode): the
-completed jobs' response time, slowdown and duration, in completion order)."""
-N_JOBS, NEXT_ARRIVAL, N_WINDOW, FREE, N_COMPLETED, EPOCHS, OVERFLOW = range(7)
-TIME, BUSY_TIME, TOTAL_FLOW = range(3)
-"""Columns of the batched env's per-copy counters ``ints`` (int64) and ``floats`` (float64)."""
+                served[n_served] = window[slot]
+                n_served += 1
+    state = (jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work)
+    status = advance(
+        n_served, jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work, k
+    )
+    if status == OK:
+        open_epoch(window, obs, *state, k, scale, size_known)
+    return status
 
 
 @njit(cache=True)
 def reset_rows(
-    rows, jobs_i, jobs_f, flags, window, obs, selected, mask, ints, floats, times, stream_needs, stream_durations,
-    k, scale, size_known, keys, work,
+    rows, window, obs, selected, mask, jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs,
+    durations, keys, work, k, scale, size_known,
 ):  # fmt: skip
     """Start the episodes of copies ``rows`` of the batched env, as ``FastCore.__init__`` and
-    ``MultiserverJobEnv.reset`` do for one env: admit the jobs of the first arrival instant, open
-    the first epoch (window, observation, select-mode mask)."""
+    ``MultiserverJobEnv.reset`` do for one env: ``open_episode``, then the env's counters and the
+    select-mode mask."""
     max_jobs = window.shape[1]
     for r in range(rows.size):
         i = rows[r]
-        time = times[i, 0]
-        n = 0
-        while n < times.shape[1] and times[i, n] <= time:
-            jobs_i[i, JOB_ID, n], jobs_i[i, NEED, n] = n, stream_needs[i, n]
-            jobs_f[i, ARRIVAL, n], jobs_f[i, DURATION, n] = times[i, n], stream_durations[i, n]
-            jobs_f[i, REMAINING, n], flags[i, IN_SERVICE, n] = stream_durations[i, n], False
-            n += 1
-        ints[i, N_JOBS], ints[i, NEXT_ARRIVAL], ints[i, FREE], ints[i, N_COMPLETED] = n, n, k, 0
-        ints[i, EPOCHS], ints[i, OVERFLOW] = 1, n > max_jobs
-        floats[i, TIME], floats[i, BUSY_TIME], floats[i, TOTAL_FLOW] = time, 0.0, 0.0
-        need, arrival, duration = jobs_i[i, NEED], jobs_f[i, ARRIVAL], jobs_f[i, DURATION]
-        remaining, in_service = jobs_f[i, REMAINING], flags[i, IN_SERVICE]
-        n_window = open_epoch(
-            window[i], obs[i], need[:n], duration[:n], remaining[:n], arrival[:n], in_service[:n], time, k, scale,
-            size_known, keys[i], work[i],
+        open_episode(
+            window[i], obs[i], jobs_i[i], jobs_f[i], in_service[i], ints[i], floats[i], served[i], done[i], times[i],
+            needs[i], durations[i], keys[i], work[i], k, scale, size_known,
         )  # fmt: skip
-        ints[i, N_WINDOW] = n_window
+        ints[i, FREE], ints[i, EPOCHS], ints[i, OVERFLOW] = k, 1, ints[i, N_JOBS] > max_jobs
         selected[i, :] = False
         mask[i, :] = 0
-        mask[i, :n_window] = 1
+        mask[i, : ints[i, N_WINDOW]] = 1
 
 
 @njit(cache=True)
 def step_rows(
-    rows, slots, scores, select, penalty, packing, jobs_i, jobs_f, flags, done, window, obs, selected, mask, ints,
-    floats, finished, times, stream_needs, stream_durations, k, scale, size_known, rewards, terminated, invalid,
-    keys, work,
+    rows, slots, scores, select, penalty, packing, window, obs, selected, mask, finished, rewards, terminated,
+    invalid, jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work, k, scale,
+    size_known,
 ):  # fmt: skip
     """One ``MultiserverJobEnv.step`` for each copy in ``rows`` of the batched env, same operations.
 
@@ -514,7 +457,7 @@ def step_rows(
     ``env_step`` and records the completed jobs in ``finished``.
     """
     max_jobs = window.shape[1]
-    commit, free_index, n = max_jobs, 7 * max_jobs, times.shape[1]
+    commit, free_index = max_jobs, 7 * max_jobs
     no_scores, no_selection = np.empty(0), np.empty(0, dtype=np.bool_)
     for r in range(rows.size):
         i = rows[r]
@@ -539,36 +482,31 @@ def step_rows(
                     obs[i, free_index] = free / k
                     rewards[i] = -charge if charge else 0.0
                     continue
-        n_before = ints[i, N_JOBS]
-        _, n_jobs, next_arrival, time, event, n_window, elapsed, busy, n_done = env_step(
-            no_scores if select else scores[i], selected[i] if select else no_selection, packing, window[i],
-            ints[i, N_WINDOW], obs[i], jobs_i[i, JOB_ID], jobs_f[i, ARRIVAL], jobs_i[i, NEED], jobs_f[i, DURATION],
-            jobs_f[i, REMAINING], flags[i, IN_SERVICE], n_before, ints[i, NEXT_ARRIVAL], floats[i, TIME], times[i],
-            stream_needs[i], stream_durations[i], k, scale, size_known, flags[i, SERVE], done[i], keys[i], work[i],
-        )  # fmt: skip
-        accrued = n_before * elapsed
-        floats[i, BUSY_TIME] += busy * elapsed
-        floats[i, TOTAL_FLOW] += accrued
-        floats[i, TIME] = time
         completed = ints[i, N_COMPLETED]
-        for d in range(n_done):
+        env_step(
+            no_scores if select else scores[i], selected[i] if select else no_selection, packing, window[i], obs[i],
+            jobs_i[i], jobs_f[i], in_service[i], ints[i], floats[i], served[i], done[i], times[i], needs[i],
+            durations[i], keys[i], work[i], k, scale, size_known,
+        )  # fmt: skip
+        event = floats[i, EVENT]
+        for d in range(ints[i, N_DONE]):
             j = done[i, d]
-            arrival, duration = times[i, j], stream_durations[i, j]
+            arrival, duration = times[i, j], durations[i, j]
             finished[i, RESPONSE, completed + d] = event - arrival
             finished[i, SLOWDOWN, completed + d] = (event - arrival) / duration
             finished[i, DONE_DURATION, completed + d] = duration
-        ints[i, N_COMPLETED] = completed + n_done
-        ints[i, N_JOBS], ints[i, NEXT_ARRIVAL], ints[i, N_WINDOW] = n_jobs, next_arrival, n_window
+        n_jobs = ints[i, N_JOBS]
         if n_jobs:
             ints[i, EPOCHS] += 1
             ints[i, OVERFLOW] += n_jobs > max_jobs
-        ended = n_jobs == 0 and next_arrival >= n
-        terminated[i] = ended
+        now_ended = ended(ints[i], times[i])
+        terminated[i] = now_ended
         if select:
             selected[i, :] = False
             ints[i, FREE] = k
-            mask[i, :] = 1 if ended else 0
-            mask[i, :n_window] = 1
+            mask[i, :] = 1 if now_ended else 0
+            mask[i, : ints[i, N_WINDOW]] = 1
+        accrued = floats[i, ACCRUED]
         rewards[i] = -accrued - charge if charge else -accrued
 
 
@@ -584,7 +522,7 @@ def rank_options(window, needs, selected, free, k, new_epoch, plan, features, ob
     ``window`` holds the positions in ``needs`` of the window's jobs in slot order (least remaining
     size first, i.e. SRPT order, when sizes are known); ``selected`` flags the slots chosen so far and
     ``free`` the servers they leave. At a new epoch (``new_epoch``, nothing selected yet) ``plan`` is
-    set to the slots ServerFilling serves over the window order (``_pack``, the packing of the env's
+    set to the slots ServerFilling serves over the window order (``pack``, the packing of the env's
     priority mode and of the fast path) and ``features`` to a copy of the window-order slot features
     of ``obs``. The options, written in ``options`` (a slot, or ``RANKED_COMMIT``) and counted in the
     return value, are: the unselected slots of ``plan`` that fit in ``free`` (slot order), then
@@ -601,7 +539,9 @@ def rank_options(window, needs, selected, free, k, new_epoch, plan, features, ob
         for s in range(n_window):
             window_needs[s], ordered[s] = needs[window[s]], s
         served, pack_scratch = work[2 * m : 2 * m + k], work[2 * m + k : 2 * m + 2 * k]
-        _pack(0, ordered[:n_window], window_needs, k, _NO_TABLE, _NO_COUNTS, _NO_COUNTS, plan, served, pack_scratch)
+        n_served = pack(0, ordered, n_window, window_needs, k, _NO_TABLE, _NO_COUNTS, _NO_COUNTS, served, pack_scratch)
+        for i in range(n_served):
+            plan[served[i]] = True
         features[:] = obs[: 7 * m]
     any_selected = False
     for s in range(n_window):

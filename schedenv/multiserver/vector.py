@@ -3,6 +3,7 @@
 ``gym.make_vec("schedenv/MultiserverJob-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the single env's compiled step (``kernel.env_step``, inside
 ``kernel.step_rows``, which also transcribes the select-mode bookkeeping of ``MultiserverJobEnv.step``)
+on the family's one state layout (``kernel.MultiserverArrays``, B copies)
 and draws its workload with the single env's own draw from its own generator, so a batch reset with
 ``seed=s`` equals B single envs reset with seeds s, s+1, ... stepped in a loop, i.e.
 ``gym.make_vec(..., vectorization_mode="sync")``: same observations, rewards, terminations, masks and
@@ -76,14 +77,9 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
         self._penalty = template.invalid_action_penalty if template.invalid_action == "penalty" else 0.0
         self._packing = kernel.PACKINGS[template.packing]
         b, n = self.num_envs, int(template.jobs[1].size) if template.jobs is not None else template.n_arrivals
-        self._times, self._durations = np.zeros((b, n)), np.zeros((b, n))
-        self._needs = np.zeros((b, n), dtype=np.int64)
-        self._jobs_i, self._jobs_f = np.zeros((b, 2, n), dtype=np.int64), np.zeros((b, 3, n))
-        self._flags = np.zeros((b, 2, n), dtype=np.bool_)
+        self._state = kernel.MultiserverArrays.zeros(b, n, self.n_servers, self.max_jobs)
+        self._ints, self._floats, self._times = self._state.ints, self._state.floats, self._state.times
         self._finished = np.zeros((b, 3, n))
-        self._done = np.zeros((b, self.n_servers), dtype=np.int64)
-        int_size, float_size = kernel.scratch_sizes(n, self.max_jobs, self.n_servers)
-        self._work, self._keys = np.zeros((b, int_size), dtype=np.int64), np.zeros((b, float_size))
         self._window = np.zeros((b, self.max_jobs), dtype=np.int64)
         shape = self.single_observation_space.shape
         assert shape is not None
@@ -92,8 +88,6 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
             self._obs[:, shape[0] - PARAMETERS :] = template.scenario_params
         self._selected = np.zeros((b, self.max_jobs), dtype=np.bool_)
         self._mask = np.zeros((b, self.max_jobs + 1), dtype=np.int8)
-        self._ints = np.zeros((b, 7), dtype=np.int64)
-        self._floats = np.zeros((b, 3))
         self._rewards, self._terminated = np.zeros(b), np.zeros(b, dtype=np.bool_)
         self._invalid = np.zeros(b, dtype=np.bool_)
         self._no_slots, self._no_scores = np.zeros(b, dtype=np.int64), np.zeros((b, self.max_jobs))
@@ -102,6 +96,7 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
         self._ranked_mask = np.zeros((b, self.max_jobs), dtype=np.int8)
         self._plan = np.zeros((b, self.max_jobs), dtype=np.bool_)
         self._features = np.zeros((b, self.slot_features * self.max_jobs), dtype=np.float32)
+        self._rank_work = np.zeros((b, 2 * self.max_jobs + 2 * self.n_servers), dtype=np.int64)
 
     def action_masks(self) -> np.ndarray:
         """Select mode: (num_envs, max_jobs + 1) int8 masks of the legal actions (the single env's); ranked
@@ -120,10 +115,9 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
         if self.ranked:
             slots, invalid = self._ranked_slots(slots, stepping)
         kernel.step_rows(
-            stepping, slots, scores, self.select, self._penalty, self._packing, self._jobs_i, self._jobs_f,
-            self._flags, self._done, self._window, self._obs, self._selected, self._mask, self._ints, self._floats,
-            self._finished, self._times, self._needs, self._durations, self.n_servers, float(template.scale),
-            template.size_known, self._rewards, self._terminated, self._invalid, self._keys, self._work,
+            stepping, slots, scores, self.select, self._penalty, self._packing, self._window, self._obs,
+            self._selected, self._mask, self._finished, self._rewards, self._terminated, self._invalid,
+            *self._state, self.n_servers, float(template.scale), template.size_known,
         )  # fmt: skip
         if self.ranked:
             self._invalid[stepping] = invalid
@@ -144,8 +138,8 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
     def _rank(self, rows: np.ndarray) -> None:
         """Ranked mode: each copy's options, masks and observation after its step or reset, as the single env's."""
         kernel.rank_rows(
-            rows.astype(np.int64), self._jobs_i, self._window, self._selected, self._ints, self._times.shape[1],
-            self.n_servers, self._plan, self._features, self._obs, self._options, self._ranked_mask, self._work,
+            rows.astype(np.int64), self._state.jobs_i, self._window, self._selected, self._ints, self._times.shape[1],
+            self.n_servers, self._plan, self._features, self._obs, self._options, self._ranked_mask, self._rank_work,
         )  # fmt: skip
 
     def _check_actions(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -165,20 +159,19 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
         return slots, self._no_scores
 
     def _reset_rows(self, rows: np.ndarray) -> None:
-        template = self.template
+        template, state = self.template, self._state
         for i in rows:
             if template.jobs is not None:
-                self._times[i], self._needs[i], self._durations[i] = template.jobs
+                state.times[i], state.needs[i], state.durations[i] = template.jobs
             else:
                 generator = self._generators[i]
                 assert generator is not None
-                self._times[i], self._needs[i], self._durations[i] = template.workload.draw(
+                state.times[i], state.needs[i], state.durations[i] = template.workload.draw(
                     generator, template.n_arrivals, template.load
                 )
         kernel.reset_rows(
-            rows.astype(np.int64), self._jobs_i, self._jobs_f, self._flags, self._window, self._obs, self._selected,
-            self._mask, self._ints, self._floats, self._times, self._needs, self._durations, self.n_servers,
-            float(template.scale), template.size_known, self._keys, self._work,
+            rows.astype(np.int64), self._window, self._obs, self._selected, self._mask, *state, self.n_servers,
+            float(template.scale), template.size_known,
         )  # fmt: skip
         self._invalid[rows] = False
         if self.ranked:
