@@ -62,14 +62,15 @@ import gymnasium as gym
 import numpy as np
 
 from baselines.base import Policy
+from schedenv.moldable.core import PAPER_ALPHA, PAPER_THRESHOLD
 from schedenv.moldable.sim import MoldableView
 from schedenv.validation import check_positive, check_probability
 
 ENV_ID = "schedenv/Moldable-v0"
 REFERENCE = "hrf-easy"
-DEFAULT_ALPHA = 1.0
+DEFAULT_ALPHA = PAPER_ALPHA
 """Processor budget as a fraction of m (the paper fixes alpha = 1 in its Fig. 6)."""
-DEFAULT_THRESHOLD = 0.9
+DEFAULT_THRESHOLD = PAPER_THRESHOLD
 """Largest share of m one job may use (the paper fixes threshold = 0.9 in its Fig. 5)."""
 
 

@@ -94,6 +94,12 @@ PRESETS = {
         1.00,
         tuple({"load": load, "speedup": 0.5} for load in (0.5, 0.7, 0.9)),
     ),
+    "moldable-ranked": Preset(
+        "moldable_ranked_maskable_ppo.yaml",
+        "paper",
+        1.00,
+        ({"arrival_interval": "light"}, {"arrival_interval": "heavy"}),
+    ),
     "multiserver": Preset("multiserverjob_maskable_ppo.yaml", "paper", 1.05, ({"load": 0.6}, {"load": 0.9})),
     "multiserver-ranked": Preset(
         "multiserverjob_ranked_maskable_ppo.yaml", "paper", 1.00, ({"load": 0.6}, {"load": 0.9})

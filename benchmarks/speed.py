@@ -49,6 +49,7 @@ DISPATCH = "schedenv/Dispatch-v0"
 CASES: dict[str, dict[str, Any]] = {
     "schedenv/Malleable-v0 (M = 64, offline)": {"id": "schedenv/Malleable-v0", "n_jobs": 64, "max_jobs": 64},
     "schedenv/Malleable-v0 (online, load 0.9)": {"id": "schedenv/Malleable-v0", "mode": "online", "load": 0.9},
+    "schedenv/Moldable-v0 (ranked)": {"id": "schedenv/Moldable-v0", "action_mode": "ranked"},
 }
 
 
@@ -191,6 +192,7 @@ BATCHED_CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "MultiserverJob select mode": ("schedenv/MultiserverJob-v0", {"action_mode": "select"}),
     "MultiserverJob ranked mode": ("schedenv/MultiserverJob-v0", {"action_mode": "ranked"}),
     "Moldable defaults": ("schedenv/Moldable-v0", {}),
+    "Moldable ranked mode": ("schedenv/Moldable-v0", {"action_mode": "ranked"}),
 }
 """The native batched envs timed against their single env (same kwargs)."""
 

@@ -23,12 +23,14 @@ import numpy as np
 
 from baselines.kernels.moldable import decide, initial_policy_state, policy_code
 from schedenv.fastpath.result import FastRun
+from schedenv.moldable.core import PAPER_ALPHA, PAPER_THRESHOLD
 from schedenv.moldable.fast import FastCore
 from schedenv.moldable.kernel import (
     ACCRUED,
     ADVANCE,
     D_END,
     D_JOB,
+    HRF,
     INVALID,
     MAX_JOBS,
     N_DONE,
@@ -109,8 +111,16 @@ OPTIONS = frozenset({"keep_completions"})
 
 
 def supports(agent: Any, env_kwargs: dict[str, Any]) -> bool:
-    """True when the baseline object ``agent`` has a compiled path on ``Moldable-v0`` (every configuration)."""
-    return policy_code(agent) is not None
+    """True when the baseline object ``agent`` has a compiled path on ``Moldable-v0`` with ``env_kwargs``.
+
+    Every configuration, except that in ``action_mode="ranked"`` a policy acts through the env's
+    candidates (projected onto the nearest one when its decision is not among them), so only the
+    paper policy, whose decision is always candidate 0, runs here.
+    """
+    code = policy_code(agent)
+    if env_kwargs.get("action_mode") == "ranked":
+        return code == (HRF, True, PAPER_ALPHA, PAPER_THRESHOLD)
+    return code is not None
 
 
 def run(inner: Any, policy: Any, seed: int, *, keep_completions: bool = False) -> MoldableFastRun:

@@ -8,7 +8,7 @@ files listed above it (the ``family-layout`` contract of ``lint-imports``).
 ``workload.py``    Cirne's job model, Downey speedups, explicit jobs and SWF traces
 ``sim.py``         the pure reference simulator ``MoldableSim`` (the specification of the dynamics)
 ``core.py``        ``ReferenceCore``: the env's observation and mask over ``sim.py`` (the spec of ``fast.py``)
-``kernel.py``      every numba kernel: transition, observation, mask, fallback, batched rows
+``kernel.py``      every numba kernel: transition, observation, mask, fallback, HRF-EASY, candidates, batches
 ``metrics.py``     the env's ``episode_metrics``
 ``fast.py``        ``FastCore``: the env's compiled core, a thin object over ``kernel.py``
 ``env.py``         the Gymnasium adapter ``MoldableEnv`` over ``FastCore``

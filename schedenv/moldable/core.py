@@ -27,6 +27,16 @@ RELEASE_FEATURES = 2
 """Features per running job of the release profile after the summary (remaining time, processors)."""
 PARAM_FEATURES = 4
 """Scenario parameters appended with ``observe_params`` (see the env's Observation Space table)."""
+WIDTH_KINDS = 5
+"""Widths offered per window job in the ranked action mode (see the env's Action Space)."""
+CANDIDATE_FEATURES = 8
+"""Features per candidate in the ranked action mode (see the env's Observation Space table)."""
+RESERVATION_FEATURES = 3
+"""The EASY reservation's features at the end of the ranked observation (before the scenario parameters)."""
+PAPER_ALPHA = 1.0
+"""HRF's processor budget as a fraction of m in the paper's comparisons (HRF paper §6.2, Fig. 6)."""
+PAPER_THRESHOLD = 0.9
+"""HRF's largest share of m for one job in the paper's comparisons (HRF paper §6.2, Fig. 5)."""
 DEFAULT_MAX_RUNNING = 16
 """Running jobs in the release profile by default (HRF-EASY's 99th percentile at the paper's light load)."""
 
@@ -34,6 +44,21 @@ DEFAULT_MAX_RUNNING = 16
 def obs_length(max_jobs: int, max_running: int) -> int:
     """Length of the core's observation: window slots, summary, release profile (no scenario parameters)."""
     return SLOT_FEATURES * max_jobs + GLOBAL_FEATURES + RELEASE_FEATURES * max_running
+
+
+def n_candidates(max_jobs: int) -> int:
+    """Candidates of the ranked action mode: the paper policy's decision, ``WIDTH_KINDS`` per window slot, wait."""
+    return 1 + WIDTH_KINDS * max_jobs + 1
+
+
+def ranked_obs_length(max_jobs: int, max_running: int) -> int:
+    """Length of the ranked mode's core observation: candidates, summary, release profile, EASY reservation."""
+    return (
+        CANDIDATE_FEATURES * n_candidates(max_jobs)
+        + GLOBAL_FEATURES
+        + RELEASE_FEATURES * max_running
+        + RESERVATION_FEATURES
+    )
 
 
 def encode_action(slot: int, procs: int, n_procs: int) -> int:

@@ -18,18 +18,22 @@ from gymnasium import spaces
 from schedenv.deprecation import warn_deprecated
 from schedenv.display import RENDER_MODES, RENDER_WINDOW, HumanDisplay, check_render_mode, rendered
 from schedenv.moldable.core import (
+    CANDIDATE_FEATURES,
     DEFAULT_MAX_RUNNING,
     GLOBAL_FEATURES,
     PARAM_FEATURES,
     RELEASE_FEATURES,
+    RESERVATION_FEATURES,
     SLOT_FEATURES,
     decode_action,
     encode_action,
     factored_mask,
+    n_candidates,
     obs_length,
+    ranked_obs_length,
     scenario_params,
 )
-from schedenv.moldable.fast import FastCore
+from schedenv.moldable.fast import FastCore, RankedCore
 from schedenv.moldable.kernel import fallback_action
 from schedenv.moldable.metrics import episode_metrics
 from schedenv.moldable.render import render_gantt, render_text
@@ -56,8 +60,8 @@ DEFAULT_N_JOBS = 200
 """The paper's 200 jobs per trace (§6.1.2)."""
 INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
 """What ``step`` does with a masked action (see the env's Action Space)."""
-ACTION_MODES: tuple[str, ...] = ("flat", "factored")
-"""The two action spaces (see the env's Action Space)."""
+ACTION_MODES: tuple[str, ...] = ("flat", "factored", "ranked")
+"""The three action spaces (see the env's Action Space)."""
 
 
 @reject_unknown_kwargs
@@ -95,8 +99,25 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     above), count n if some window job can start on n. Both allowed separately does not make the
     pair allowed (slot i may not take count n); such a pair is a masked action.
 
+    ``action_mode="ranked"``: ``Discrete(5 max_jobs + 2)`` (162 with the defaults), a choice among
+    candidate decisions the env lists at each decision epoch, so that the agent adjusts the paper
+    policy's decision (pair scoring: each candidate is a (job, count) pair). Candidate 0 is always
+    HRF-EASY's decision in this state (the ``hrf-easy`` baseline's start or wait, computed by its
+    compiled rule with its allocation turn and EASY reservation carried along the episode): an agent
+    that always picks 0 is HRF-EASY, step for step. Candidate ``1 + 5i + k`` starts window slot i
+    (HRF-EASY's job order: the head, then the backfilling scan) on its k-th width: k = 0 HRF's count
+    for the job (the head's reserved count), 1 HRF's count shrunk to the free processors, 2 half
+    HRF's count (at least n_min), 3 the smallest count n_min, 4 the fastest count that fits now
+    (each a width the job allows: the largest allowed count at most the target). The last candidate
+    waits. ``candidate(k)`` gives ``(slot, procs)`` (None for wait). ``action_masks()`` allows a
+    candidate that fits now (a window job, count <= free processors and allowed; wait as above) and
+    is not the same decision as an earlier candidate, so the allowed candidates are distinct
+    decisions and candidate 0 is always allowed. Baselines act through ``from_flat``: their decision
+    if it is a candidate (always for ``hrf-easy``: candidate 0), else the nearest allowed width of
+    the same job, else candidate 0.
+
     A masked action (an element of the space that does not fit now) is handled as
-    ``invalid_action`` says:
+    ``invalid_action`` says (in the ranked mode, fallback takes candidate 0):
 
     - ``"fallback"`` (default): the valid action closest to the agent's intent is taken instead,
       and ``info["invalid_action"]`` is True. A start of slot s on n processors becomes slot s on
@@ -149,6 +170,31 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     | 8K + 8 + 2R    | work load rho / (1 + rho), rho = mean work / (m x mean arrival gap)      | 0   | 1   |
     | 8K + 9 + 2R    | mean Downey sigma s / (1 + s)                                            | 0   | 1   |
     | 8K + 10 + 2R   | log10(largest work / smallest work) / 10                                 | 0   | inf |
+
+    ``action_mode="ranked"``: ``Box(float32)`` of length ``8 C + 7 + 2 R + 3`` (+ 4 with
+    ``observe_params``), C = 5 K + 2 candidates (``1338`` with the defaults): the candidates' 8 features
+    each (candidate j occupies ``8j .. 8j+7``; ``slot_features`` 8, ``n_slots`` C), the 7 summary
+    features and the release profile as above (rows ``8C ..``), HRF-EASY's EASY reservation, then the
+    scenario parameters.
+
+    | index          | meaning (ranked mode)                                                    | min | max |
+    |----------------|-------------------------------------------------------------------------|-----|-----|
+    | 8j             | candidate j is allowed (its mask entry)                                  | 0   | 1   |
+    | 8j + 1         | it starts a job (1), or waits / is padding (0)                           | 0   | 1   |
+    | 8j + 2         | log1p(the job's time waited / time_scale)                                | 0   | inf |
+    | 8j + 3         | log1p(the job's size / time_scale)                                       | 0   | inf |
+    | 8j + 4         | the candidate's count / m                                                | 0   | 1   |
+    | 8j + 5         | log1p(T(count) / time_scale) (0 if the count is not allowed)             | 0   | inf |
+    | 8j + 6         | it keeps the head's reservation (EASY, 0 if the count is not allowed)    | 0   | 1   |
+    | 8j + 7         | its window slot / K                                                      | 0   | 1   |
+    | 8C .. 8C+6+2R  | the summary and release profile (rows 8K .. 8K+6+2R above)               | 0   | inf |
+    | 8C + 7 + 2R    | the head's reserved count / m (0: no reservation, the head starts now)   | 0   | 1   |
+    | 8C + 8 + 2R    | log1p((shadow time - now) / time_scale)                                  | 0   | inf |
+    | 8C + 9 + 2R    | EASY's extra processors (free at the shadow time beyond the head's) / m  | 0   | 1   |
+
+    A candidate keeps the head's reservation when it starts the head, or the head has none (it
+    starts now), or it ends by the shadow time, or its count is at most the extra processors: the
+    test EASY backfilling applies (HRF paper §3.2).
 
     The release profile (rows ``8K + 7 ..``) lists the running jobs in order of end time (ties in
     start order), at most R of them: it is what EASY (aggressive) backfilling reads (HRF paper §3.2,
@@ -211,7 +257,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     | jobs             | None      | list of dicts: submit, and runtimes {procs: s} or L, A, sigma     |
     | max_jobs         | 32        | window size K (the backfilling depth)                             |
     | max_running      | 16        | running jobs R in the release profile (0: none)                   |
-    | action_mode      | "flat"    | "flat" (Discrete) or "factored" (MultiDiscrete), see Action Space |
+    | action_mode      | "flat"    | "flat", "factored" or "ranked" (candidates), see Action Space     |
     | invalid_action   | "fallback"| "raise", "fallback" or "penalty" (see Action Space)               |
     | invalid_action_penalty | 1.0 | subtracted from the reward of a masked action's step ("penalty")  |
     | observe_params   | False     | append the scenario parameters to the observation                 |
@@ -240,6 +286,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
       default instead of raising), all-ones masks after the last step, ``action_mode``,
       ``observe_params``, ``max_running`` and the batched env (``vector.py``).
     - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
+    - v0: ``action_mode="ranked"`` added (defaults unchanged).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
@@ -311,15 +358,22 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         )
         if self.generator is not None:
             self.generator.check_resolution(self.n_jobs, self.n_procs)
-        self.slot_features, self.slots_start = SLOT_FEATURES, 0
+        self._ranked = self.action_mode == "ranked"
+        self.slot_features, self.slots_start = (CANDIDATE_FEATURES if self._ranked else SLOT_FEATURES), 0
+        self.n_slots = n_candidates(self.max_jobs) if self._ranked else self.max_jobs
+        """Rows of ``slot_features`` at the start of the observation: window slots, or candidates (ranked)."""
         self.scenario_params = scenario_params(self.n_procs, self.generator, self.fixed_jobs)
         """The scenario parameters (float32; appended to the observation with ``observe_params``)."""
-        self.observation_space = observation_space(self.max_jobs, self.max_running, self.observe_params)
-        self._n_actions = self.max_jobs * self.n_procs + 1
+        self.observation_space = (
+            ranked_observation_space(self.max_jobs, self.max_running, self.observe_params)
+            if self._ranked
+            else observation_space(self.max_jobs, self.max_running, self.observe_params)
+        )
+        self._n_actions = n_candidates(self.max_jobs) if self._ranked else self.max_jobs * self.n_procs + 1
         self.action_space: spaces.Space[Any] = (
-            spaces.Discrete(self._n_actions)
-            if self.action_mode == "flat"
-            else spaces.MultiDiscrete([self.max_jobs + 1, self.n_procs])
+            spaces.MultiDiscrete([self.max_jobs + 1, self.n_procs])
+            if self.action_mode == "factored"
+            else spaces.Discrete(self._n_actions)
         )
         self._core: FastCore | None = None
         self._records: list[MoldableJobRecord] = []
@@ -341,7 +395,8 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         else:
             assert self.generator is not None
             job_set = self.generator.draw(self.np_random, self.n_jobs, self.n_procs)
-        self._core = FastCore(job_set, self.max_jobs, self.time_scale, self.max_running)
+        core = RankedCore if self._ranked else FastCore
+        self._core = core(job_set, self.max_jobs, self.time_scale, self.max_running)
         self._records, self._epochs, self._overflow_epochs = [], 0, 0
         self._count_epoch()
         if self._display is not None:
@@ -353,13 +408,23 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         if core.done:
             raise RuntimeError("the episode has ended; call reset()")
         chosen = self._as_action(action)
-        invalid = not core.mask[chosen]
-        if invalid:
-            if self.invalid_action == "raise":
+        if isinstance(core, RankedCore):
+            invalid = not core.candidate_mask[chosen]
+            if invalid and self.invalid_action == "raise":
+                pair = self.candidate(chosen)
+                raise ValueError(
+                    f"action={action!r} (candidate {pair if pair is not None else 'wait'}) is masked: "
+                    "it does not fit the current state or repeats an earlier candidate"
+                )
+            chosen = core.flat_action(0 if invalid else chosen)
+        else:
+            invalid = not core.mask[chosen]
+            if invalid and self.invalid_action == "raise":
                 decision = self.decode(chosen)
                 what = "wait (nothing runs and no job is still to arrive)" if decision is None else f"start {decision}"
                 raise ValueError(f"action={action!r} ({what}) is masked: it does not fit the current state")
-            chosen = fallback_action(chosen, core.mask, self.n_procs)
+            if invalid:
+                chosen = fallback_action(chosen, core.mask, self.n_procs)
         outcome = core.step(chosen)
         self._records.extend(outcome.completed)
         terminated = core.done
@@ -408,23 +473,42 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     def from_flat(self, action: int) -> int | np.ndarray:
         """The flat action ``action`` (``encode``, ``wait_action``) as an element of this env's action space.
 
-        Flat mode: ``action`` itself; factored mode: ``[slot, procs - 1]`` (``[max_jobs, 0]`` for wait).
-        Baselines decide in flat actions and return ``from_flat(...)``, so they act in either mode.
+        Flat mode: ``action`` itself; factored mode: ``[slot, procs - 1]`` (``[max_jobs, 0]`` for wait);
+        ranked mode: the first allowed candidate making that decision (``hrf-easy``'s is candidate 0),
+        else the allowed candidate of the same job with the nearest count (ties to fewer), else 0.
+        Baselines decide in flat actions and return ``from_flat(...)``, so they act in every mode.
         """
         if self.action_mode == "flat":
             return int(action)
+        if self.action_mode == "ranked":
+            return self._nearest_candidate(int(action))
         decoded = self.decode(int(action))
         slot, procs = (self.max_jobs, 1) if decoded is None else decoded
         return np.array([slot, procs - 1], dtype=np.int64)
 
     def decode(self, action: int) -> tuple[int, int] | None:
-        """``(slot, procs)`` of a start action, None for wait."""
+        """``(slot, procs)`` of a flat start action, None for wait."""
         return decode_action(action, self.n_procs, self.max_jobs)
 
+    def candidate(self, index: int) -> tuple[int, int] | None:
+        """``(slot, procs)`` of ranked candidate ``index`` now, None for wait (``action_mode="ranked"``).
+
+        ``procs`` is 0 for a width the job does not have (a masked candidate).
+        """
+        core = self._require_core()
+        if not isinstance(core, RankedCore):
+            raise ValueError(f"candidate() needs action_mode='ranked'; action_mode={self.action_mode!r}")
+        index = check_int("index", index, minimum=0, maximum=self._n_actions - 1)
+        slot, procs = core.candidates[index].tolist()
+        return None if slot < 0 else (slot, procs)
+
     def action_masks(self) -> np.ndarray:
-        """int8 mask over the actions (flat: one entry per action; factored: per component; see Action Space)."""
-        mask = self._require_core().mask
-        return mask.copy() if self.action_mode == "flat" else factored_mask(mask, self.max_jobs, self.n_procs)
+        """int8 mask over the actions (flat: one entry per action; factored: per component; ranked: per
+        candidate; see Action Space)."""
+        core = self._require_core()
+        if isinstance(core, RankedCore):
+            return core.candidate_mask.copy()
+        return core.mask.copy() if self.action_mode == "flat" else factored_mask(core.mask, self.max_jobs, self.n_procs)
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
@@ -485,6 +569,23 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
             )
         return self.wait_action if slot == self.max_jobs else slot * self.n_procs + count
 
+    def _nearest_candidate(self, action: int) -> int:
+        """``from_flat`` in the ranked mode (see there)."""
+        core = self._require_core()
+        assert isinstance(core, RankedCore)
+        decision = self.decode(action)
+        slot, procs = (-1, 0) if decision is None else decision
+        allowed = np.flatnonzero(core.candidate_mask)
+        pairs = core.candidates[allowed]
+        exact = allowed[(pairs[:, 0] == slot) & (pairs[:, 1] == procs)]
+        if exact.size:
+            return int(exact[0])
+        same = allowed[pairs[:, 0] == slot] if slot >= 0 else allowed[:0]
+        if not same.size:
+            return 0
+        counts = core.candidates[same, 1]
+        return int(same[np.lexsort((counts, np.abs(counts - procs)))[0]])
+
     def _observation(self) -> np.ndarray:
         observation = self._require_core().observation()
         return np.concatenate((observation, self.scenario_params)) if self.observe_params else observation
@@ -521,6 +622,23 @@ def observation_space(max_jobs: int, max_running: int, observe_params: bool) -> 
     summary = SLOT_FEATURES * max_jobs
     high[summary : summary + 2] = 1.0
     high[summary + GLOBAL_FEATURES + 1 : core : RELEASE_FEATURES] = 1.0
+    if observe_params:
+        high[core + 1 : core + 3] = 1.0
+    return spaces.Box(0.0, high, dtype=np.float32)
+
+
+def ranked_observation_space(max_jobs: int, max_running: int, observe_params: bool) -> spaces.Box:
+    """The Box of the Observation Space, ranked mode (its table)."""
+    core = ranked_obs_length(max_jobs, max_running)
+    high = np.full(core + (PARAM_FEATURES if observe_params else 0), np.inf, dtype=np.float32)
+    n = n_candidates(max_jobs)
+    rows = high[: CANDIDATE_FEATURES * n].reshape(n, CANDIDATE_FEATURES)
+    rows[:, [0, 1, 4, 6, 7]] = 1.0
+    summary = CANDIDATE_FEATURES * n
+    high[summary : summary + 2] = 1.0
+    reservation = core - RESERVATION_FEATURES
+    high[summary + GLOBAL_FEATURES + 1 : reservation : RELEASE_FEATURES] = 1.0
+    high[reservation] = high[reservation + 2] = 1.0
     if observe_params:
         high[core + 1 : core + 3] = 1.0
     return spaces.Box(0.0, high, dtype=np.float32)

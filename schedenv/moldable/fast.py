@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedenv.moldable.core import DEFAULT_MAX_RUNNING, obs_length
+from schedenv.moldable.core import DEFAULT_MAX_RUNNING, n_candidates, obs_length, ranked_obs_length
 from schedenv.moldable.kernel import (
     A_TIME,
     ACCRUED,
@@ -26,6 +26,7 @@ from schedenv.moldable.kernel import (
     N_RUNNING,
     NEED_QUEUE,
     NEXT_ARRIVAL,
+    OK,
     Q_COLUMNS,
     Q_JOB,
     Q_N_MIN,
@@ -39,7 +40,9 @@ from schedenv.moldable.kernel import (
     TIME,
     TOTAL_OBJECTIVE,
     arrival_arrays,
+    initial_policy_state,
     initial_queue_rows,
+    rank,
     runtime_rows,
     start_episode,
     step,
@@ -165,6 +168,46 @@ class FastCore:
             running_end=frozen(running[:, R_END]),
             running_procs=frozen(running[:, R_PROCS], np.int64),
         )
+
+
+class RankedCore(FastCore):
+    """``FastCore`` that also ranks the candidates of the env's ``action_mode="ranked"`` at every
+    decision epoch (``kernel.rank``: HRF-EASY's decision first, its state carried along the episode)."""
+
+    def __init__(
+        self, jobs: MoldableJobSet, max_jobs: int, time_scale: float, max_running: int = DEFAULT_MAX_RUNNING
+    ) -> None:
+        n, k = jobs.n_jobs, n_candidates(max_jobs)
+        self._policy = initial_policy_state()
+        self._turn_of, self._count_of = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        self._revenue = np.zeros(0)
+        self._counts = np.zeros(max_jobs, dtype=np.int64)
+        self.candidates = np.zeros((k, 2), dtype=np.int64)
+        """(slot, procs) of each candidate (slot -1: wait; procs 0: no start), see ``kernel.rank``."""
+        self.candidate_mask = np.zeros(k, dtype=np.int8)
+        self._robs = np.zeros(ranked_obs_length(max_jobs, max_running), dtype=np.float32)
+        super().__init__(jobs, max_jobs, time_scale, max_running)
+
+    def _run(self, action: int) -> int:
+        status = super()._run(action)
+        if status == OK:
+            if self._revenue.size < self._queue.shape[0]:
+                self._revenue = np.zeros(self._queue.shape[0])
+            rank(
+                self._ints, self._floats, self._queue, self._running, self._tables, self._obs, self._policy,
+                self._turn_of, self._count_of, self._revenue, self._counts, self.candidates, self.candidate_mask,
+                self._robs,
+            )  # fmt: skip
+        return status
+
+    def flat_action(self, candidate: int) -> int:
+        """The flat action (``encode``, wait = ``max_jobs * n_procs``) of ``candidate``."""
+        slot, procs = self.candidates[candidate].tolist()
+        return self.max_jobs * self.n_procs if slot < 0 else slot * self.n_procs + procs - 1
+
+    def observation(self) -> np.ndarray:
+        """The ranked observation (the env's Observation Space, ranked mode; a fresh array)."""
+        return self._robs.copy()
 
 
 def _grown(array: np.ndarray) -> np.ndarray:

@@ -32,7 +32,15 @@ import math
 import numba
 import numpy as np
 
-from schedenv.moldable.core import GLOBAL_FEATURES, RELEASE_FEATURES, SLOT_FEATURES
+from schedenv.moldable.core import (
+    CANDIDATE_FEATURES,
+    GLOBAL_FEATURES,
+    PAPER_ALPHA,
+    PAPER_THRESHOLD,
+    RELEASE_FEATURES,
+    SLOT_FEATURES,
+    WIDTH_KINDS,
+)
 from schedenv.moldable.workload import MoldableJobSet
 
 # ints[]: configuration, then the state (MAX_RUNNING, configuration, last so that older indices stay)
@@ -447,3 +455,232 @@ def start_rows(rows, ints, floats, arrivals_f, stats, invalid, max_jobs, m, n_jo
         start_episode(ints[i], floats[i], max_jobs, m, n_jobs, max_running, scale, arrivals_f[i, 0, A_TIME])
         stats[i, :] = 0.0
         invalid[i] = False
+
+
+# ----------------------------------------------------------------------------- the paper policy's decision
+HRF, RIGID = 0, 1
+"""Allocation scheme codes of ``decide``."""
+# policy state: allocation turn and EASY reservation (job -1: none)
+P_TURN_TIME, P_TURN, P_RES_JOB, P_RES_PROCS, P_RES_TIME = range(5)
+
+
+def initial_policy_state() -> np.ndarray:
+    """``decide``'s state at the start of an episode: no allocation turn yet, no EASY reservation."""
+    return np.array([-np.inf, 0.0, -1.0, 0.0, 0.0])
+
+
+@numba.njit(cache=True)
+def _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, revenue):
+    """Algorithm 1 over every queued job (``baselines.moldable.hrf_allocation``); counts go to ``count_of``."""
+    m, q = ints[N_PROCS], ints[N_QUEUED]
+    extra = np.int64(math.floor(alpha * m + 1e-9))
+    cap = min(m, np.int64(math.ceil(threshold * m - 1e-9)))
+    for i in range(q):
+        job = np.int64(queue[i, Q_JOB])
+        x = np.int64(queue[i, Q_N_MIN])
+        turn_of[job], count_of[job] = turn, x
+        extra -= x
+        revenue[i] = _revenue(queue, tables, i, x, cap)
+    while extra > 0:
+        best = -1
+        for i in range(q):
+            if revenue[i] > 0.0 and (best < 0 or revenue[i] > revenue[best]):
+                best = i
+        if best < 0:
+            break
+        job = np.int64(queue[best, Q_JOB])
+        count_of[job] += 1
+        extra -= 1
+        revenue[best] = _revenue(queue, tables, best, count_of[job], cap)
+
+
+@numba.njit(cache=True)
+def _revenue(queue, tables, i, x, cap):
+    """RP(x) = T(x) - T(x + 1) (HRF §4.2); -inf at the cap or when x + 1 is not allowed."""
+    if x >= cap:
+        return -np.inf
+    following = runtime(queue[i], x + 1, tables)
+    if not following < np.inf:
+        return -np.inf
+    return runtime(queue[i], x, tables) - following
+
+
+@numba.njit(cache=True)
+def _spare(ints, running, shadow, need):
+    """EASY's extra processors: free now plus those released by ``shadow``, minus the head's ``need``."""
+    spare = ints[FREE] - need
+    for r in range(ints[N_RUNNING]):
+        if running[r, R_END] <= shadow:
+            spare += np.int64(running[r, R_PROCS])
+    return spare
+
+
+@numba.njit(cache=True)
+def decide(
+    scheme, easy, alpha, threshold, ints, floats, queue, running, tables, policy, turn_of, count_of, revenue, counts
+):
+    """The env action of ``baselines.moldable.MoldablePolicy.act`` for the current state (HRF paper §3, §5).
+
+    HRF (Algorithm 1 once per allocation turn, over all queued jobs; the heap becomes a scan for the
+    highest revenue, ties to the earlier job) or Rigid (requested counts), with FCFS or EASY
+    selection (§3.2; the head's count frozen in its reservation). ``counts`` receives the window's
+    counts (the head's reserved count when it has a reservation); ``policy`` carries the turn and
+    the reservation from one decision to the next (``initial_policy_state``).
+    """
+    m, now, free = ints[N_PROCS], floats[TIME], ints[FREE]
+    w = min(ints[N_QUEUED], ints[MAX_JOBS])
+    if scheme == HRF:
+        turn = np.int64(policy[P_TURN])
+        fresh = now != policy[P_TURN_TIME]
+        for i in range(w):
+            fresh = fresh or turn_of[np.int64(queue[i, Q_JOB])] != turn
+        if fresh:
+            turn += 1
+            policy[P_TURN_TIME], policy[P_TURN] = now, turn
+            _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, revenue)
+        for i in range(w):
+            counts[i] = count_of[np.int64(queue[i, Q_JOB])]
+    else:
+        for i in range(w):
+            counts[i] = np.int64(queue[i, Q_REQUESTED])
+    head = queue[0, Q_JOB]
+    if policy[P_RES_JOB] == head:
+        counts[0] = np.int64(policy[P_RES_PROCS])
+    if counts[0] <= free:
+        policy[P_RES_JOB] = -1.0
+        return counts[0] - 1
+    if easy:
+        if policy[P_RES_JOB] != head:
+            need, available, shadow = counts[0], free, now
+            n = ints[N_RUNNING]
+            by_end = np.argsort(running[:n, R_END])
+            for k in range(n):
+                if available >= need:
+                    break
+                available += np.int64(running[by_end[k], R_PROCS])
+                shadow = max(now, running[by_end[k], R_END])
+            policy[P_RES_JOB], policy[P_RES_PROCS], policy[P_RES_TIME] = head, need, shadow
+        shadow, need = policy[P_RES_TIME], np.int64(policy[P_RES_PROCS])
+        spare = _spare(ints, running, shadow, need)
+        for slot in range(1, w):
+            procs = counts[slot]
+            if procs > free:
+                continue
+            if now + runtime(queue[slot], procs, tables) <= shadow or procs <= spare:
+                return slot * m + procs - 1
+    return ints[MAX_JOBS] * m
+
+
+# ----------------------------------------------------------------------------- ranked candidates
+@numba.njit(cache=True)
+def _fit(row, target, tables):
+    """The largest allowed count of the queued job ``row`` in [n_min, ``target``], 0 if none."""
+    for k in range(np.int64(target), np.int64(row[Q_N_MIN]) - 1, -1):
+        if row[Q_ALL_COUNTS] or runtime(row, k, tables) < np.inf:
+            return k
+    return 0
+
+
+@numba.njit(cache=True)
+def _candidate(j, slot, procs, ints, floats, queue, running, tables, reserved, shadow, spare, candidates, cmask, robs):
+    """Candidate ``j`` = start window slot ``slot`` on ``procs`` (0: none) processors: its pair, mask
+    entry (fits now, and no earlier candidate is the same pair) and features (Observation Space)."""
+    m, free, now, scale = ints[N_PROCS], ints[FREE], floats[TIME], floats[SCALE]
+    candidates[j, 0], candidates[j, 1] = slot, procs
+    row = queue[slot]
+    at = runtime(row, procs, tables) if procs >= 1 else np.inf
+    allowed = procs >= 1 and procs <= free and at < np.inf
+    for e in range(1 + WIDTH_KINDS * slot, j):  # the same pair can only be an earlier width of this slot, or 0
+        allowed = allowed and candidates[e, 1] != procs
+    if j > 0 and candidates[0, 0] == slot and candidates[0, 1] == procs:
+        allowed = False
+    cmask[j] = allowed
+    base = CANDIDATE_FEATURES * j
+    robs[base] = allowed
+    robs[base + 1] = 1.0
+    robs[base + 2] = math.log1p((now - row[Q_SUBMIT]) / scale)
+    robs[base + 3] = row[Q_LOG_SIZE]
+    robs[base + 4] = procs / m
+    if at < np.inf:
+        robs[base + 5] = math.log1p(at / scale)
+        robs[base + 6] = slot == 0 or not reserved or now + at <= shadow or procs <= spare
+    robs[base + 7] = slot / ints[MAX_JOBS]
+
+
+@numba.njit(cache=True)
+def rank(
+    ints, floats, queue, running, tables, obs, policy, turn_of, count_of, revenue, counts, candidates, cmask, robs
+):
+    """The ranked action mode's candidates, mask and observation at a decision epoch (``MoldableEnv``).
+
+    Candidate 0 is HRF-EASY's decision (``decide`` with the paper's alpha and threshold, its state in
+    ``policy``: call once per decision epoch, as the baseline decides once per step); candidate
+    ``1 + WIDTH_KINDS i + k`` starts window slot i on its k-th width (HRF's count, HRF's count
+    shrunk to fit the free processors, half HRF's count, the smallest count, the fastest count that
+    fits now); the last candidate waits. ``candidates`` rows are (slot, procs): slot -1 waits, procs
+    0 names no start. ``robs`` receives the candidate features, then the flat observation's summary
+    and release profile (from ``obs``), then the EASY reservation. Once the episode is over the
+    mask is all ones and the candidates are waits.
+    """
+    m, max_jobs, free, now, scale = ints[N_PROCS], ints[MAX_JOBS], ints[FREE], floats[TIME], floats[SCALE]
+    n_candidates = candidates.shape[0]
+    robs[:] = 0.0
+    candidates[:, 0], candidates[:, 1] = -1, 0
+    tail = CANDIDATE_FEATURES * n_candidates
+    flat_tail = SLOT_FEATURES * max_jobs
+    length = obs.size - flat_tail
+    robs[tail : tail + length] = obs[flat_tail:]
+    if is_done(ints):
+        cmask[:] = 1
+        return
+    cmask[:] = 0
+    first = decide(
+        HRF, True, PAPER_ALPHA, PAPER_THRESHOLD, ints, floats, queue, running, tables, policy, turn_of, count_of,
+        revenue, counts,
+    )  # fmt: skip
+    reserved = policy[P_RES_JOB] == queue[0, Q_JOB]
+    shadow, need, spare = now, np.int64(0), np.int64(0)
+    if reserved:
+        shadow, need = policy[P_RES_TIME], np.int64(policy[P_RES_PROCS])
+        spare = _spare(ints, running, shadow, need)
+        robs[tail + length] = need / m
+        robs[tail + length + 1] = math.log1p(max(shadow - now, 0.0) / scale)
+        robs[tail + length + 2] = max(spare, 0) / m
+    last = n_candidates - 1
+    if first == max_jobs * m:
+        cmask[0] = 1
+        robs[0] = 1.0
+    else:
+        _candidate(
+            0, first // m, first % m + 1, ints, floats, queue, running, tables, reserved, shadow, spare, candidates,
+            cmask, robs,
+        )  # fmt: skip
+    for i in range(min(ints[N_QUEUED], max_jobs)):
+        row = queue[i]
+        hrf = counts[i]
+        widths = (
+            hrf,
+            _fit(row, min(hrf, free), tables),
+            _fit(row, max(row[Q_N_MIN], hrf // 2), tables),
+            np.int64(row[Q_N_MIN]),
+            _fit(row, min(row[Q_FASTEST_COUNT], free), tables),
+        )
+        for k in range(WIDTH_KINDS):
+            _candidate(
+                1 + WIDTH_KINDS * i + k, i, widths[k], ints, floats, queue, running, tables, reserved, shadow, spare,
+                candidates, cmask, robs,
+            )  # fmt: skip
+    cmask[last] = first != max_jobs * m and _can_wait(ints)
+    robs[CANDIDATE_FEATURES * last] = cmask[last]
+
+
+@numba.njit(cache=True)
+def rank_rows(rows, ints, floats, queue, running, tables, obs, policy, turn_of, count_of, revenue, counts, candidates,
+              cmask, robs):  # fmt: skip
+    """``rank`` for each copy in ``rows`` of the batched env (after its step)."""
+    for r in range(rows.size):
+        i = rows[r]
+        rank(
+            ints[i], floats[i], queue[i], running[i], tables, obs[i], policy[i], turn_of[i], count_of[i], revenue[i],
+            counts[i], candidates[i], cmask[i], robs[i],
+        )  # fmt: skip

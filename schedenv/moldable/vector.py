@@ -9,7 +9,8 @@ observations, rewards, terminations, masks (``tests/moldable/test_vector.py``). 
 one after the other in one thread (see ``schedenv.malleable.vector`` for why: run one process per
 core instead).
 
-Actions are a (B,) integer array of the single env's ``Discrete`` actions, or (B, 2) with
+Actions are a (B,) integer array of the single env's ``Discrete`` actions (flat, or the candidates of
+``action_mode="ranked"``, ranked by ``kernel.rank`` after each copy's step), or (B, 2) with
 ``action_mode="factored"``. A masked action is handled per copy as the single env's
 ``invalid_action`` says (fallback, penalty; "raise" raises ``ValueError`` naming the copies and
 changes nothing); ``info["invalid_action"]`` says which copies fell back. A value outside the
@@ -36,7 +37,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from schedenv.moldable.core import factored_mask, obs_length
+from schedenv.moldable.core import factored_mask, n_candidates, obs_length, ranked_obs_length
 from schedenv.moldable.env import MoldableEnv
 from schedenv.moldable.kernel import (
     A_TIME,
@@ -60,6 +61,8 @@ from schedenv.moldable.kernel import (
     TURNAROUND,
     WAITING,
     arrival_arrays,
+    initial_policy_state,
+    rank_rows,
     start_rows,
     step_rows,
 )
@@ -79,8 +82,12 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         b, m, n = self.num_envs, template.n_procs, template.n_jobs
         self.max_jobs, self.n_procs, self.n_actions = template.max_jobs, m, template.max_jobs * m + 1
         self._factored = template.action_mode == "factored"
+        self._ranked = template.action_mode == "ranked"
         self._penalty = template.invalid_action_penalty if template.invalid_action == "penalty" else 0.0
         self._core_length = obs_length(template.max_jobs, template.max_running)
+        ranked_length = ranked_obs_length(template.max_jobs, template.max_running) if self._ranked else 0
+        if self._ranked:
+            self.n_actions = n_candidates(template.max_jobs)
         self._fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         if template.fixed_jobs is not None:
             self._fixed = arrival_arrays(template.fixed_jobs)
@@ -92,11 +99,22 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         self._queue = np.zeros((b, min(n, BATCH_QUEUE_ROWS), Q_COLUMNS))
         self._running, self._done = np.zeros((b, m, 6)), np.zeros((b, m, 6))
         self._arrivals_f, self._arrivals_i = np.zeros((b, n, 5)), np.zeros((b, n, 3), dtype=np.int64)
-        length = self._core_length + (template.scenario_params.size if template.observe_params else 0)
+        core_length = ranked_length or self._core_length
+        length = core_length + (template.scenario_params.size if template.observe_params else 0)
         self._obs = np.zeros((b, length), dtype=np.float32)
         if template.observe_params:
-            self._obs[:, self._core_length :] = template.scenario_params  # constant: the kernel writes the core only
-        self._mask = np.zeros((b, self.n_actions), dtype=np.int8)
+            self._obs[:, core_length:] = template.scenario_params  # constant: the kernel writes the core only
+        self._mask = np.zeros((b, template.max_jobs * m + 1), dtype=np.int8)
+        # the ranked mode: the flat observation the step writes, HRF-EASY's state and the candidates per copy
+        self._flat_obs = np.zeros((b, self._core_length), dtype=np.float32) if self._ranked else self._obs
+        self._ranked_obs = self._obs[:, :core_length]
+        k, jobs = (n_candidates(template.max_jobs), n) if self._ranked else (0, 0)
+        self._policy = np.zeros((b, 5))
+        self._turn_of, self._count_of = np.zeros((b, jobs), dtype=np.int64), np.zeros((b, jobs), dtype=np.int64)
+        self._revenue = np.zeros((b, self._queue.shape[1] if self._ranked else 0))
+        self._counts = np.zeros((b, template.max_jobs), dtype=np.int64)
+        self._candidates, self._candidate_mask = np.zeros((b, k, 2), dtype=np.int64), np.zeros((b, k), dtype=np.int8)
+        self._masked = np.zeros(b, dtype=np.bool_)
         self._masks_now: np.ndarray | None = None  # action_masks() of the current state (None: not computed yet)
         self._stats = np.zeros((b, 8))
         self._rewards, self._invalid = np.zeros(b), np.zeros(b, dtype=np.bool_)
@@ -105,7 +123,11 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
     def action_masks(self) -> np.ndarray:
         """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``."""
         if self._masks_now is None:  # computed once per state: info["action_mask"] and MaskablePPO both ask
-            self._masks_now = factored_mask(self._mask, self.max_jobs, self.n_procs) if self._factored else self._mask
+            self._masks_now = self._mask
+            if self._ranked:
+                self._masks_now = self._candidate_mask
+            elif self._factored:
+                self._masks_now = factored_mask(self._mask, self.max_jobs, self.n_procs)
         return self._masks_now.copy()
 
     # ----------------------------------------------------------------- the family's hooks
@@ -113,6 +135,9 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         chosen = self._check_actions(actions, stepping)
         self._invalid[self._autoreset] = False
         self._run(stepping, chosen)
+        if self._ranked:  # the flat actions stepped were valid: a masked candidate was replaced by candidate 0
+            self._invalid[stepping] = self._masked[stepping]
+            self._rewards[stepping] -= self._penalty * self._masked[stepping]
         ints = self._ints
         terminated = (ints[:, NEXT_ARRIVAL] == ints[:, N_JOBS]) & (ints[:, N_QUEUED] + ints[:, N_RUNNING] == 0)
         return self._rewards, terminated
@@ -123,6 +148,14 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         if self._factored:
             chosen = self._integer_actions(actions, (k + 1, m), f"slot in [0, {k}], procs - 1 in [0, {m})")
             flat = np.where(chosen[:, 0] == k, k * m, chosen[:, 0] * m + chosen[:, 1])
+        elif self._ranked:
+            chosen = self._integer_actions(actions, self.n_actions, f"[0, {self.n_actions})")
+            if self.template.invalid_action == "raise":
+                self._refuse_masked(self._candidate_mask, chosen, stepping, "they do not fit or repeat a candidate")
+            copies = np.arange(self.num_envs)
+            self._masked = self._candidate_mask[copies, chosen] == 0
+            pairs = self._candidates[copies, np.where(self._masked, 0, chosen)]
+            return np.where(pairs[:, 0] < 0, k * m, pairs[:, 0] * m + pairs[:, 1] - 1)
         else:
             flat = self._integer_actions(actions, self.n_actions, f"[0, {self.n_actions})")
         if self.template.invalid_action == "raise":
@@ -132,7 +165,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
     def _kernel_arrays(self) -> tuple[Any, ...]:
         return (
             self._ints, self._floats, self._queue, self._running, self._arrivals_f, self._arrivals_i, self._tables,
-            self._done, self._obs, self._core_length, self._mask, self._stats, self._rewards, self._invalid,
+            self._done, self._flat_obs, self._core_length, self._mask, self._stats, self._rewards, self._invalid,
             self._status,
         )  # fmt: skip
 
@@ -143,10 +176,18 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         while True:
             waiting = rows[self._status[rows] == NEED_QUEUE]
             if not waiting.size:
+                if self._ranked:
+                    rank_rows(
+                        rows, self._ints, self._floats, self._queue, self._running, self._tables, self._flat_obs,
+                        self._policy, self._turn_of, self._count_of, self._revenue, self._counts, self._candidates,
+                        self._candidate_mask, self._ranked_obs,
+                    )  # fmt: skip
                 return
             grown = np.zeros((self.num_envs, 2 * self._queue.shape[1], self._queue.shape[2]))
             grown[:, : self._queue.shape[1]] = self._queue
             self._queue = grown
+            if self._ranked:  # the revenue rows are scratch of each decision: nothing to keep
+                self._revenue = np.zeros((self.num_envs, grown.shape[1]))
             advance = np.full(self.num_envs, ADVANCE, dtype=np.int64)
             step_rows(waiting, advance, self._penalty, *self._kernel_arrays())
 
@@ -161,6 +202,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
                 jobs = template.generator.draw(generator, template.n_jobs, template.n_procs)
                 self._arrivals_f[i], self._arrivals_i[i], _ = arrival_arrays(jobs)
         rows = rows.astype(np.int64)
+        self._policy[rows], self._turn_of[rows], self._count_of[rows] = initial_policy_state(), -1, 0
         start_rows(
             rows, self._ints, self._floats, self._arrivals_f, self._stats, self._invalid, template.max_jobs,
             template.n_procs, template.n_jobs, template.max_running, float(template.time_scale),

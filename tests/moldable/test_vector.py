@@ -30,8 +30,10 @@ CONFIGS: list[dict[str, Any]] = [
     {"n_procs": 8, "n_jobs": 10, "max_jobs": 3, "action_mode": "factored", "observe_params": True},
     # more queued jobs than the queue's first capacity: the kernel stops, the queue grows, it resumes
     {"n_procs": 16, "n_jobs": 90, "arrival_interval": 20.0, "max_jobs": 8},
+    {"jobs": TABLES, "n_procs": 3, "max_jobs": 2, "action_mode": "ranked", "invalid_action": "penalty"},
+    {"n_procs": 16, "n_jobs": 90, "arrival_interval": 20.0, "max_jobs": 8, "action_mode": "ranked", "max_running": 2},
 ]
-IDS = ["cirne", "tables-penalty", "factored-params", "queue-grows"]
+IDS = ["cirne", "tables-penalty", "factored-params", "queue-grows", "ranked-tables-penalty", "ranked-queue-grows"]
 INFO_KEYS = ("time", "n_jobs", "n_queued", "n_running", "free_procs", "n_outside", "action_mask", "invalid_action")
 
 
@@ -118,9 +120,11 @@ def test_equals_the_sync_vector_env(kwargs: dict[str, Any], mode: AutoresetMode)
         assert most_queued > initial_queue_rows(90)
 
 
-def test_a_queue_longer_than_the_batchs_first_rows_grows_and_stays_equal_to_the_single_env() -> None:
-    """Always waiting queues every job (nothing starts until all have arrived): the batch's queue doubles."""
-    kwargs = {"n_procs": 4, "n_jobs": BATCH_QUEUE_ROWS + 40, "max_jobs": 4}
+@pytest.mark.parametrize("action_mode", ["flat", "ranked"])
+def test_a_queue_longer_than_the_batchs_first_rows_grows_and_stays_equal_to_the_single_env(action_mode: str) -> None:
+    """Always waiting queues every job (nothing starts until all have arrived): the batch's queue doubles.
+    (Ranked: the last candidate waits; when it is masked, HRF-EASY waits too and candidate 0 is that wait.)"""
+    kwargs = {"n_procs": 4, "n_jobs": BATCH_QUEUE_ROWS + 40, "max_jobs": 4, "action_mode": action_mode}
     ours = gym.make_vec(ENV, 2, "vector_entry_point", **kwargs)
     theirs = gym.make_vec(ENV, 2, "sync", **kwargs)
     np.testing.assert_array_equal(ours.reset(seed=3)[0], theirs.reset(seed=3)[0])

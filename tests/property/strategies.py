@@ -3,7 +3,7 @@
 A case runs in milliseconds: a handful of jobs, windows of 1-4 slots, few servers. The valid
 configurations cover every mode of each family (Malleable ``action_mode`` weights/log/residual/exponent,
 ``allocation``, ``objective``; Dispatch ``time_limits``/``size_known``/objectives; MultiserverJob
-``action_mode`` select/priority/ranked and packings; Moldable ``action_mode`` flat/factored), every
+``action_mode`` select/priority/ranked and packings; Moldable ``action_mode`` flat/factored/ranked), every
 ``invalid_action`` handling, several size laws (ties, heavy tails) and explicit ``jobs`` lists.
 :func:`spoiled` replaces one argument by a value drawn from :data:`BAD_VALUES` (or adds an unknown
 keyword, or gives a :class:`Hostile` size law), which the env must refuse with a clear error or accept
@@ -183,7 +183,7 @@ def moldable(draw: st.DrawFn) -> Case:
         "arrival_interval": draw(st.one_of(st.sampled_from([None, "light", "middle", "heavy"]), st.floats(1e-2, 1e5))),
         "max_jobs": draw(st.integers(1, 4)),
         "max_running": draw(st.integers(0, 3)),
-        "action_mode": draw(st.sampled_from(["flat", "factored"])),
+        "action_mode": draw(st.sampled_from(["flat", "factored", "ranked"])),
         "invalid_action": draw(st.sampled_from(INVALID_ACTION_MODES)),
         "invalid_action_penalty": draw(st.sampled_from([1.0, 0.0, 2.5])),
         "observe_params": draw(st.booleans()),

@@ -1,0 +1,240 @@
+"""The ranked action mode of Moldable-v0: candidate 0 is HRF-EASY's decision, the others are distinct valid ones.
+
+An agent that always picks candidate 0 is the ``hrf-easy`` baseline, step for step (rewards, records,
+episode metrics bit for bit) in the single and the batched env; the masks allow only candidates that
+fit and repeat no earlier one; two decision epochs of small explicit job sets are worked by hand.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import baselines
+from agents.warmstart import demonstrate
+from schedenv.evaluation import evaluate
+from schedenv.fastpath import supports
+from schedenv.moldable import MoldableEnv
+from schedenv.moldable.core import CANDIDATE_FEATURES, GLOBAL_FEATURES, RELEASE_FEATURES, n_candidates
+
+ENV = "schedenv/Moldable-v0"
+TABLES = [  # runtime tables with holes (counts a job does not allow), staggered arrivals
+    {"submit": 0.0, "runtimes": {1: 10, 2: 5}},
+    {"submit": 0.0, "runtimes": {2: 8, 4: 3}},
+    {"submit": 1.0, "runtimes": {1: 9, 3: 4}},
+    {"submit": 2.0, "runtimes": {4: 6}},
+    {"submit": 2.0, "L": 20.0, "A": 2.5, "sigma": 1.5},
+    {"submit": 3.0, "runtimes": {1: 7, 2: 4, 3: 3}},
+    {"submit": 9.0, "runtimes": {3: 2}},
+]
+SCENARIOS: list[dict[str, Any]] = [
+    {"arrival_interval": "middle", "n_jobs": 120},
+    {"arrival_interval": "heavy", "n_jobs": 120, "max_jobs": 8, "max_running": 4},
+    {"n_procs": 32, "n_jobs": 60, "arrival_interval": 100.0, "observe_params": True},
+    {"jobs": TABLES, "n_procs": 4, "max_jobs": 3},
+]
+IDS = ["cirne-middle", "cirne-heavy-window8", "cirne-m32", "tables"]
+SEEDS = [0, 1, 5]
+
+
+def baseline_episode(kwargs: dict[str, Any], seed: int) -> tuple[list[float], list[int], dict[str, float], list]:
+    """The ``hrf-easy`` baseline on the flat env: rewards, flat actions, episode metrics and records."""
+    env = gym.make(ENV, **kwargs)
+    policy = baselines.make("hrf-easy")
+    observation, _ = env.reset(seed=seed)
+    policy.reset(env)
+    rewards, actions, done = [], [], False
+    while not done:
+        action = policy.act(observation, env)
+        observation, reward, done, _, info = env.step(action)
+        rewards.append(reward)
+        actions.append(int(action))
+    return rewards, actions, info["episode_metrics"], env.unwrapped.records
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kwargs", SCENARIOS, ids=IDS)
+def test_always_candidate_zero_is_hrf_easy(kwargs: dict[str, Any], seed: int) -> None:
+    rewards, actions, metrics, records = baseline_episode(kwargs, seed)
+    env = gym.make(ENV, action_mode="ranked", **kwargs)
+    inner = env.unwrapped
+    _, info = env.reset(seed=seed)
+    for reward, action in zip(rewards, actions, strict=True):
+        pair = inner.candidate(0)
+        assert (inner.wait_action if pair is None else inner.encode(*pair)) == action
+        assert info["action_mask"][0] == 1
+        _, got, done, _, info = env.step(0)
+        assert got == reward and not info["invalid_action"]
+    assert done
+    assert info["episode_metrics"] == metrics
+    assert inner.records == records
+
+
+@pytest.mark.parametrize("kwargs", SCENARIOS, ids=IDS)
+def test_the_baseline_acts_as_candidate_zero_and_evaluates_alike(kwargs: dict[str, Any]) -> None:
+    """``from_flat`` maps HRF-EASY's decision to candidate 0, so ``evaluate`` (and a warm start) see the
+    baseline itself; other baselines are projected onto the candidates, so only hrf-easy has a fast path."""
+    demos = demonstrate(ENV, {"action_mode": "ranked", **kwargs}, "hrf-easy", iter(SEEDS), min_steps=1)
+    assert (demos.actions == 0).all() and demos.masks is not None and demos.masks[:, 0].all()
+    flat = evaluate(ENV, "hrf-easy", SEEDS[:2], **kwargs)
+    ranked = evaluate(ENV, "hrf-easy", SEEDS[:2], action_mode="ranked", **kwargs)
+    assert [e.metrics for e in ranked.episodes] == [e.metrics for e in flat.episodes]
+    assert supports(ENV, "hrf-easy", action_mode="ranked", **kwargs)
+    assert not supports(ENV, "rigid-easy", action_mode="ranked", **kwargs)
+    assert supports(ENV, "rigid-easy", **kwargs)
+
+
+def test_batched_always_candidate_zero_equals_the_baseline_replayed_on_the_batched_flat_env() -> None:
+    kwargs: dict[str, Any] = {"arrival_interval": "heavy", "n_jobs": 80, "max_jobs": 8}
+    num_envs, seed = 3, 20
+    plans = [baseline_episode(kwargs, seed + i)[1] for i in range(num_envs)]
+    ranked = gym.make_vec(ENV, num_envs, action_mode="ranked", **kwargs)
+    flat = gym.make_vec(ENV, num_envs, **kwargs)
+    ranked.reset(seed=seed)
+    flat.reset(seed=seed)
+    ended = np.zeros(num_envs, dtype=bool)
+    for t in range(max(len(plan) for plan in plans)):
+        actions = np.array([plan[t] if t < len(plan) else 0 for plan in plans])
+        _, r_ranked, d_ranked, _, i_ranked = ranked.step(np.zeros(num_envs, dtype=np.int64))
+        _, r_flat, d_flat, _, i_flat = flat.step(actions)
+        live = ~ended
+        np.testing.assert_array_equal(r_ranked[live], r_flat[live])
+        np.testing.assert_array_equal(d_ranked[live], d_flat[live])
+        assert not i_ranked["invalid_action"][live].any()
+        for i in np.flatnonzero(d_ranked & live):
+            for name, values in i_flat["episode_metrics"].items():
+                assert i_ranked["episode_metrics"][name][i] == values[i], name
+        ended |= d_ranked
+    assert ended.all() and [len(plan) for plan in plans] == [len(plan) for plan in plans]
+
+
+@pytest.mark.parametrize("kwargs", SCENARIOS, ids=IDS)
+def test_masks_allow_only_distinct_candidates_that_fit(kwargs: dict[str, Any]) -> None:
+    env = gym.make(ENV, action_mode="ranked", **kwargs)
+    inner: MoldableEnv = env.unwrapped  # type: ignore[assignment]
+    rng = np.random.default_rng(3)
+    for seed in SEEDS[:2]:
+        observation, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            assert env.observation_space.contains(observation)
+            mask = info["action_mask"]
+            flat_mask = inner._require_core().mask
+            allowed = np.flatnonzero(mask)
+            assert mask[0] == 1
+            decisions = []
+            for k in allowed.tolist():
+                pair = inner.candidate(k)
+                decision = inner.wait_action if pair is None else inner.encode(*pair)
+                assert flat_mask[decision] == 1, (k, pair)
+                decisions.append(decision)
+            assert len(set(decisions)) == len(decisions)
+            rows = observation[: CANDIDATE_FEATURES * inner.n_slots].reshape(-1, CANDIDATE_FEATURES)
+            np.testing.assert_array_equal(rows[:, 0], mask)
+            action = int(rng.choice(allowed)) if rng.random() < 0.7 else int(rng.integers(mask.size))
+            observation, _, done, _, info = env.step(action)
+            assert info["invalid_action"] == (mask[action] == 0)
+    assert (info["action_mask"] == 1).all()
+
+
+def table1(**kwargs: Any) -> MoldableEnv:
+    """The HRF paper's Table 1 (3 jobs, 3 processors), ranked, window 3: 17 candidates."""
+    jobs = [{"runtimes": {1: 10, 2: 5}}, {"runtimes": {1: 10, 2: 7}}, {"runtimes": {1: 10, 2: 9}}]
+    return MoldableEnv(jobs=jobs, n_procs=3, max_jobs=3, action_mode="ranked", **kwargs)
+
+
+def test_table1_candidates_by_hand() -> None:
+    """Budget floor(1.0 x 3) = 3 = the three initial counts: HRF gives every job 1 processor and starts the
+    head (candidate 0). Each job's widths are HRF's count 1 (allowed, except the head's, which repeats
+    candidate 0), then 1 again (fitted, halved, smallest: repeats, masked), and its fastest count 2.
+    Nothing runs and nothing is still to arrive: no wait. After the head starts on 2, one processor is
+    free: the head (job 1) on 1, job 2 on 1, or wait."""
+    env = table1()
+    observation, info = env.reset(seed=0)
+    assert env.action_space == gym.spaces.Discrete(17) and n_candidates(3) == 17
+    assert [env.candidate(k) for k in range(17)] == [(0, 1)] + [
+        (slot, procs) for slot in range(3) for procs in (1, 1, 1, 1, 2)
+    ] + [None]
+    np.testing.assert_array_equal(info["action_mask"], [1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0])
+    scale = env.time_scale  # the mean job size: (10 + 10 + 10) / 3
+    np.testing.assert_allclose(
+        observation[:8], [1, 1, 0, math.log1p(10 / scale), 1 / 3, math.log1p(10 / scale), 1, 0], rtol=1e-6
+    )
+    np.testing.assert_allclose(observation[8 * 5 : 8 * 6], [1, 1, 0, math.log1p(10 / scale), 2 / 3,
+                                                            math.log1p(5 / scale), 1, 0], rtol=1e-6)  # fmt: skip
+    observation, _, _, _, info = env.step(5)
+    assert env.state.free == 1 and env.state.queue_job.tolist() == [1, 2]
+    assert env.candidate(0) == (0, 1) and env.candidate(5) == (0, 1) and env.candidate(10) == (1, 1)
+    np.testing.assert_array_equal(info["action_mask"], [1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])
+    assert env.from_flat(env.encode(1, 1)) == 6 and env.from_flat(env.wait_action) == 16
+    assert env.from_flat(env.encode(1, 2)) == 6  # not a candidate: the nearest allowed width of the job
+
+
+def test_easy_reservation_by_hand() -> None:
+    """m = 4. Job 0 (only 3 processors) starts at 0 and ends at 10. At 1 job 1 (only 4) and job 2 (only 1,
+    5 s) arrive: HRF's counts [4, 1]; the head cannot start, its reservation is 4 processors at the
+    shadow time 10 with 1 + 3 - 4 = 0 extra; job 2 ends at 6 <= 10, so HRF-EASY backfills it
+    (candidate 0), which repeats all of job 2's widths; job 1 has no width that fits; wait is allowed."""
+    jobs = [
+        {"submit": 0.0, "runtimes": {3: 10}},
+        {"submit": 1.0, "runtimes": {4: 10}},
+        {"submit": 1.0, "runtimes": {1: 5}},
+    ]
+    env = MoldableEnv(jobs=jobs, n_procs=4, max_jobs=3, max_running=2, action_mode="ranked", invalid_action="raise")
+    _, info = env.reset(seed=0)
+    assert env.candidate(0) == (0, 3)
+    observation, _, _, _, info = env.step(0)
+    assert env.state.time == 1.0 and env.candidate(0) == (1, 1)
+    mask = np.zeros(17, dtype=np.int8)
+    mask[[0, 16]] = 1
+    np.testing.assert_array_equal(info["action_mask"], mask)
+    assert [env.candidate(k) for k in range(1, 6)] == [(0, 4), (0, 0), (0, 4), (0, 4), (0, 0)]
+    assert [env.candidate(k) for k in range(6, 11)] == [(1, 1)] * 5
+    scale = env.time_scale
+    reservation = observation[8 * 17 + GLOBAL_FEATURES + RELEASE_FEATURES * 2 :]
+    np.testing.assert_allclose(reservation, [1.0, math.log1p(9 / scale), 0.0], rtol=1e-6)
+    assert observation[8 * 6 + 6] == 1.0  # job 2 on 1 ends by the shadow time: keeps the reservation
+    assert observation[8 * 1 + 6] == 1.0 and observation[8 * 1 + 4] == 1.0  # the head on its 4 processors
+    with pytest.raises(ValueError, match=r"action=1 .*is masked"):
+        env.step(1)
+    _, _, _, _, info = env.step(16)  # wait: job 0 ends at 10, the head starts on 4
+    assert env.state.time == 10.0 and env.candidate(0) == (0, 4)
+
+
+def test_a_masked_candidate_falls_back_to_candidate_zero_with_the_penalty() -> None:
+    env = table1(invalid_action="penalty", invalid_action_penalty=2.5)
+    twin = table1()
+    env.reset(seed=0)
+    twin.reset(seed=0)
+    _, reward, _, _, info = env.step(1)  # a repeat of candidate 0: masked
+    _, expected, _, _, _ = twin.step(0)
+    assert info["invalid_action"] and reward == expected - 2.5
+    assert env.state.queue_job.tolist() == twin.state.queue_job.tolist() == [1, 2]
+
+
+def test_default_spaces_as_documented() -> None:
+    """162 candidates (1 + 5 x 32 + 1); 8 x 162 + 7 + 2 x 16 + 3 = 1338 observation entries (+ 4 parameters)."""
+    env = MoldableEnv(action_mode="ranked")
+    assert env.action_space == gym.spaces.Discrete(162)
+    assert env.observation_space.shape == (1338,)
+    assert MoldableEnv(action_mode="ranked", observe_params=True).observation_space.shape == (1342,)
+    assert (env.n_slots, env.slot_features) == (162, CANDIDATE_FEATURES)
+
+
+def test_bad_arguments_name_the_parameter() -> None:
+    with pytest.raises(ValueError, match=r"action_mode=.ranks.*.ranked."):
+        MoldableEnv(action_mode="ranks")
+    env = table1()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="index=17"):
+        env.candidate(17)
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(17)
+    flat = MoldableEnv(jobs=[{"runtimes": {1: 10}}], n_procs=2)
+    flat.reset(seed=0)
+    with pytest.raises(ValueError, match="candidate\\(\\) needs action_mode='ranked'"):
+        flat.candidate(0)
