@@ -356,34 +356,34 @@ def plot_learning_curves(results: RLResults, path: str | Path) -> None:
     plt.close(figure)
 
 
-def headline_rows(results: RLResults) -> list[tuple[str, ...]]:
-    """The rows of one result in the README's headline table: its training setting, then the others."""
+def headline_row(results: RLResults) -> tuple[str, ...]:
+    """The row of one result in the README's headline table: the ratio of means with its interval at the
+    training setting, the best baseline there when it is not the paper policy, and the ratios at the
+    other settings (their intervals are on the result's page)."""
     reference = results.reference
-    settings = [results.training_setting, *results.generalisation]
-    rows: list[tuple[str, ...]] = []
-    for setting in settings:
-        best = setting.best_baseline(reference)
-        where = "training setting" if not setting.overrides else json.dumps(setting.overrides)
-        rows.append(
-            (
-                f"[{results.setting}](docs/results/rl-{results.setting}.md)",
-                where,
-                f"{_interval(setting.headline(reference))} x {reference}",
-                f"{best}: {_interval(setting.headline(best))}",
-                f"{len(results.runs)} x {len(results.test_seeds)}",
-            )
-        )
-    return rows
+    trained = results.training_setting
+    best = trained.best_baseline(reference)
+    others = "; ".join(
+        f"{', '.join(f'{name} {value}' for name, value in setting.overrides.items())}: "
+        f"{setting.headline(reference).ratio:.4f}"
+        for setting in results.generalisation
+    )
+    return (
+        f"[{results.setting}](docs/results/rl-{results.setting}.md)",
+        f"{_interval(trained.headline(reference))} x {reference}",
+        "the paper policy" if best == reference else f"{best}: {trained.headline(best).ratio:.4f}",
+        others,
+        f"{len(results.runs)} x {len(results.test_seeds)}",
+    )
 
 
 def headline_table(results: list[RLResults]) -> str:
-    """The README's table of published results (sealed seeds), one block of rows per setting."""
+    """The README's table of published results (sealed seeds), one row per setting."""
     header = (
         "setting",
-        "scored at",
         "agent / paper policy (ratio of means, 95%)",
-        "agent / best baseline",
+        "best baseline: agent / it",
+        "agent / paper policy at other settings",
         "runs x seeds",
     )
-    rows = [row for result in results for row in headline_rows(result)]
-    return markdown_table(header, rows)
+    return markdown_table(header, [headline_row(result) for result in results])
