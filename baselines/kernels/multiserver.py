@@ -54,23 +54,23 @@ def decide(
     scratch space.
     """
     m = ints[N_JOBS]
-    needs, durations, remaining = jobs_i[NEED], jobs_f[DURATION], jobs_f[REMAINING]
     # ServerFilling's prefix holds at most k jobs and greedy stops within k + 1: only those are ordered.
     count = m if packing in (1, 3) else min(m, k + 1)
     if order == 1:
         for p in range(count):
             ordered[p] = p
     else:
-        for p in range(m):
-            if order == 0:
-                keys[p] = needs[p] * remaining[p]
-            else:
-                c = class_of[needs[p]]
-                age = needs[p] * (durations[p] - remaining[p]) / k
+        if order == 0:
+            for p in range(m):
+                keys[p] = jobs_i[NEED, p] * jobs_f[REMAINING, p]
+        else:
+            for p in range(m):
+                c = class_of[jobs_i[NEED, p]]
+                age = jobs_i[NEED, p] * (jobs_f[DURATION, p] - jobs_f[REMAINING, p]) / k
                 keys[p] = np.interp(age, rank_ages[c], rank_values[c])
         smallest_first(keys, m, count, ordered)
     if packing == 3:
         counts[:] = 0
         for p in range(m):
-            counts[class_of[needs[p]]] += 1
-    return pack(packing, ordered, count, needs, k, table, counts, class_of, served, scratch)
+            counts[class_of[jobs_i[NEED, p]]] += 1
+    return pack(packing, ordered, count, jobs_i[NEED], k, table, counts, class_of, served, scratch)

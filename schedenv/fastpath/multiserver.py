@@ -25,7 +25,7 @@ from baselines.kernels.multiserver import ORDERS, KernelSpec, decide
 from schedenv.deprecation import warn_deprecated
 from schedenv.fastpath.result import FastRun
 from schedenv.multiserver import kernel
-from schedenv.multiserver.kernel import EVENT, N_DONE, N_JOBS, advance, ended
+from schedenv.multiserver.kernel import EVENT, N_DONE, N_JOBS, advance, borrowed, ended
 from schedenv.multiserver.metrics import metrics_of_completions
 from schedenv.multiserver.sim import MultiserverJobRecord, MultiserverParams, MultiserverState, is_done
 from schedenv.multiserver.sim import advance as advance_reference
@@ -89,7 +89,23 @@ def _episode(
     order, packing, class_of, table, rank_ages, rank_values, counts, cap, completion,
     jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work, k,
 ):  # fmt: skip
-    """Decide and advance until the episode ends; returns (stopped early, decision epochs)."""
+    """Decide and advance until the episode ends; returns (stopped early, decision epochs).
+
+    ``_loop`` on ``kernel.borrowed`` views of the arrays (they outlive it)."""
+    b = borrowed
+    return _loop(
+        order, packing, b(class_of), b(table), b(rank_ages), b(rank_values), b(counts), cap, b(completion), b(jobs_i),
+        b(jobs_f), b(in_service), b(ints), b(floats), b(served), b(done), b(times), b(needs), b(durations), b(keys),
+        b(work), k,
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _loop(
+    order, packing, class_of, table, rank_ages, rank_values, counts, cap, completion,
+    jobs_i, jobs_f, in_service, ints, floats, served, done, times, needs, durations, keys, work, k,
+):  # fmt: skip
+    """``_episode``'s loop."""
     steps = 0
     ordered, scratch = work[: times.size], work[work.size - k :]  # decide's scratch space
     while not ended(ints, times):
