@@ -31,7 +31,8 @@ best other baseline (target ±``RATIO_TARGET``), with the seed count each needs.
 Seeds: study seeds start at ``STUDY_SEEDS`` (>= 2,000,000 and < 2^31: outside the test range 0..999,999
 and validation range 1,000,000..1,999,999 of ``agents.protocol``, below the training seeds >= 2^31).
 
-    python benchmarks/reproduce/dispatch_convergence.py            # full: about 6 CPU-minutes
+    python benchmarks/reproduce/dispatch_convergence.py            # full: about 6 CPU-minutes, into runs/
+    python benchmarks/reproduce/dispatch_convergence.py --update-results   # rewrite benchmarks/results
     python benchmarks/reproduce/dispatch_convergence.py --quick    # under a minute (tests)
 """
 
@@ -56,7 +57,7 @@ from schedenv.dispatch.preset import BENCHMARK_HORIZON, BENCHMARK_KWARGS, BENCHM
 from schedenv.fastpath import dispatch as dispatch_fastpath
 from schedenv.fastpath import evaluate_fast, supports
 from schedenv.fastpath.multiserver import run_fast as multiserver_run_fast
-from schedenv.reporting import markdown_table, provenance, write_atomic
+from schedenv.reporting import add_output_arguments, markdown_table, provenance, resolve_output_args, write_atomic
 from schedenv.stats import mean_interval, ratio_interval
 from schedenv.workloads import from_spec
 
@@ -581,7 +582,7 @@ def seed_counts(n: int) -> list[int]:
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=DESCRIPTION)
     parser.add_argument("--quick", action="store_true", help="2 horizons, 30 seeds per set, small checks (< 1 minute)")
-    parser.add_argument("--out", default="benchmarks/results", help="output directory")
+    add_output_arguments(parser)
     args = parser.parse_args(argv)
     args.horizons = QUICK_HORIZONS if args.quick else FULL_HORIZONS
     args.seeds = 30 if args.quick else 200
@@ -594,7 +595,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    out = Path(args.out)
+    out = resolve_output_args(args)
     started = time.perf_counter()
     cells = measure(args.horizons, args.seeds)
     chosen = choose(cells)
