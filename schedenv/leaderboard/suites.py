@@ -218,7 +218,7 @@ def dispatch_preset(n_seeds: int = BENCHMARK_TEST_SEEDS) -> Scenario:
         axis=("alpha", alpha),
         description=(
             f"the RL benchmark preset: {n_hosts} FCFS hosts, load {load:g}, Bounded Pareto (mean 3000, alpha "
-            f"{alpha:g}, upper {BENCHMARK_UPPER:g}), {BENCHMARK_HORIZON} arrivals, sizes unknown, {n_seeds} seeds"
+            f"{alpha:g}, upper {BENCHMARK_UPPER:g}), {BENCHMARK_HORIZON:,} arrivals, sizes unknown, {n_seeds} seeds"
         ),
         claims=_tags_claims(alpha, load) + PRESET_CLAIMS,
         exclude=SIZES_HIDDEN,
