@@ -55,6 +55,7 @@ from schedenv.moldable.kernel import (
     NEXT_ARRIVAL,
     OVERFLOW,
     Q_COLUMNS,
+    R_COLUMNS,
     RUNTIME,
     SLOWDOWN,
     TIME,
@@ -97,7 +98,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         self._ints = np.zeros((b, N_INTS), dtype=np.int64)
         self._floats = np.zeros((b, 5))
         self._queue = np.zeros((b, min(n, BATCH_QUEUE_ROWS), Q_COLUMNS))
-        self._running, self._done = np.zeros((b, m, 6)), np.zeros((b, m, 6))
+        self._running, self._done = np.zeros((b, m, R_COLUMNS)), np.zeros((b, m, 6))
         self._arrivals_f, self._arrivals_i = np.zeros((b, n, 5)), np.zeros((b, n, 3), dtype=np.int64)
         core_length = ranked_length or self._core_length
         length = core_length + (template.scenario_params.size if template.observe_params else 0)
