@@ -465,6 +465,22 @@ def step_rows(
 
 
 @numba.njit(cache=True)
+def copy_masks(mask, ints):
+    """A copy of the batched flat masks ``mask`` (one row per copy) that reads only what each copy's
+    last observation may have set (its first ``ints[MASK_SET]`` entries and the wait entry): the
+    entries in between are 0 (``_observe``), so they are written without being read."""
+    copied = np.empty_like(mask)
+    n = mask.shape[1]
+    for i in range(mask.shape[0]):
+        k = min(ints[i, MASK_SET], n)
+        for j in range(k):  # a plain loop vectorises; a slice assignment between arrays copies element-wise
+            copied[i, j] = mask[i, j]
+        copied[i, k:] = 0
+        copied[i, n - 1] = mask[i, n - 1]
+    return copied
+
+
+@numba.njit(cache=True)
 def start_rows(rows, ints, floats, arrivals_f, stats, invalid, max_jobs, m, n_jobs, max_running, scale):
     """Counters of the episodes of copies ``rows`` before their first ``ADVANCE``."""
     for r in range(rows.size):
@@ -516,10 +532,11 @@ def _revenue(queue, tables, i, x, cap):
     """RP(x) = T(x) - T(x + 1) (HRF §4.2); -inf at the cap or when x + 1 is not allowed."""
     if x >= cap:
         return -np.inf
-    following = runtime(queue[i], x + 1, tables)
+    row = queue[i]
+    following = runtime(row, x + 1, tables)
     if not following < np.inf:
         return -np.inf
-    return runtime(queue[i], x, tables) - following
+    return runtime(row, x, tables) - following
 
 
 @numba.njit(cache=True)
@@ -569,13 +586,12 @@ def decide(
     if easy:
         if policy[P_RES_JOB] != head:
             need, available, shadow = counts[0], free, now
-            n = ints[N_RUNNING]
-            by_end = np.argsort(running[:n, R_END])
-            for k in range(n):
+            for k in range(ints[N_RUNNING]):  # by end time (R_BY_END)
                 if available >= need:
                     break
-                available += np.int64(running[by_end[k], R_PROCS])
-                shadow = max(now, running[by_end[k], R_END])
+                r = np.int64(running[k, R_BY_END])
+                available += np.int64(running[r, R_PROCS])
+                shadow = max(now, running[r, R_END])
             policy[P_RES_JOB], policy[P_RES_PROCS], policy[P_RES_TIME] = head, need, shadow
         shadow, need = policy[P_RES_TIME], np.int64(policy[P_RES_PROCS])
         spare = _spare(ints, running, shadow, need)

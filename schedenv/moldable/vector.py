@@ -62,6 +62,7 @@ from schedenv.moldable.kernel import (
     TURNAROUND,
     WAITING,
     arrival_arrays,
+    copy_masks,
     initial_policy_state,
     rank_rows,
     start_rows,
@@ -129,7 +130,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
                 self._masks_now = self._candidate_mask
             elif self._factored:
                 self._masks_now = factored_mask(self._mask, self.max_jobs, self.n_procs)
-        return self._masks_now.copy()
+        return copy_masks(self._masks_now, self._ints) if self._masks_now is self._mask else self._masks_now.copy()
 
     # ----------------------------------------------------------------- the family's hooks
     def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
