@@ -7,17 +7,19 @@ compares observations, masks, rewards, elapsed times, completion records and sta
 One call of ``step`` applies the decision (start a window slot on some count, or wait), advances
 through arrivals and completions to the next decision epoch exactly as ``MoldableSim`` does, then
 writes the observation and the action mask. Jobs live in preallocated arrays: the queue as rows
-``[job, submit, size, fastest, fastest count, n_min, requested, all counts allowed, log1p(size / scale),
-log1p(fastest / scale), L, A, sigma, table]`` in FCFS order (the ``Q_*`` columns), the running jobs as
-rows ``[job, start, end, procs, submit, size]``. A runtime T(n) is not stored: ``runtime`` gives it
-from the job's table or Downey's formula (the same operations as ``DowneySpeedup.formula``), so a
-queued job costs 14 numbers whatever m (what B copies stepped one after the other keep in cache)
-and memory stays flat over long traces. An observation clears only the mask entries the last one
-may have set (``ints[MASK_SET]``). When the queue is full, the kernel stops before the arrival that
-needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue and calls again with ``ADVANCE``, which
-resumes where it stopped. Finished jobs go to a buffer of m rows: one step completes at most the
-jobs running after its decision (no job starts while the kernel advances), and they hold >= 1
-processor each.
+``[job, submit, size, fastest, fastest count, n_min, requested, all counts allowed, log1p(size /
+scale), log1p(fastest / scale), L, A, sigma, table]`` in FCFS order (the ``Q_*`` columns), the
+running jobs as rows ``[job, start, end, procs, submit, size]`` in start order, with a last column
+``R_BY_END`` that lists their rows by end time (kept in order as jobs start and end, so the next
+completion and the release profile are read off it, not sorted at every step). A runtime T(n) is not
+stored: ``runtime`` gives it from the job's table or Downey's formula (the same operations as
+``DowneySpeedup.formula``), so a queued job costs 14 numbers whatever m (what B copies stepped one
+after the other keep in cache) and memory stays flat over long traces. An observation clears only
+the mask entries the last one may have set (``ints[MASK_SET]``). When the queue is full, the kernel
+stops before the arrival that needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue
+and calls again with ``ADVANCE``, which resumes where it stopped. Finished jobs go to a buffer of m
+rows: one step completes at most the jobs running after its decision (no job starts while the kernel
+advances), and they hold >= 1 processor each.
 
 ``step`` is driven by ``fast.FastCore`` (the single env) and by ``schedenv.fastpath.moldable``;
 ``start_rows`` and ``step_rows`` run it for the B copies of ``vector.MoldableVectorEnv``. Kernels that
