@@ -241,8 +241,10 @@ def _observe(ints, floats, queue, running, tables, obs, mask):
     m, max_jobs, q, n_run, free = ints[N_PROCS], ints[MAX_JOBS], ints[N_QUEUED], ints[N_RUNNING], ints[FREE]
     now, scale = floats[TIME], floats[SCALE]
     w = min(q, max_jobs)
-    obs[:] = 0.0
-    mask[: ints[MASK_SET]] = 0
+    for k in range(obs.size):  # plain loops, not slice assignments: these run at every step, and a slice is a view
+        obs[k] = 0.0
+    for k in range(ints[MASK_SET]):
+        mask[k] = 0
     for i in range(w):  # queue[i, column], not a row view: a view costs more than these reads
         base = SLOT_FEATURES * i
         count = np.int64(min(queue[i, Q_FASTEST_COUNT], max(free, 1)))
@@ -285,7 +287,8 @@ def _observe(ints, floats, queue, running, tables, obs, mask):
     for i in range(w):
         start = i * m
         if queue[i, Q_ALL_COUNTS]:  # Downey jobs: no runtime to read
-            mask[start : start + free] = 1
+            for k in range(start, start + free):
+                mask[k] = 1
             continue
         table = np.int64(queue[i, Q_TABLE])
         for k in range(free):  # an unconditional store vectorises (8x faster than a guarded one)
@@ -344,6 +347,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
     """
     m, max_jobs = ints[N_PROCS], ints[MAX_JOBS]
     if action != ADVANCE:
+        at = np.inf  # the started job's runtime
         if action == max_jobs * m:
             if not _can_wait(ints):
                 return INVALID
@@ -351,7 +355,8 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
             slot, procs = action // m, action % m + 1
             if not (0 <= slot < min(ints[N_QUEUED], max_jobs) and procs <= ints[FREE]):
                 return INVALID
-            if not runtime(queue[slot], procs, tables) < np.inf:
+            at = runtime(queue[slot], procs, tables)
+            if not at < np.inf:
                 return INVALID
         ints[N_DONE] = 0
         floats[ELAPSED] = 0.0
@@ -362,7 +367,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
             r, q, now = ints[N_RUNNING], ints[N_QUEUED], floats[TIME]
             running[r, R_JOB] = queue[slot, Q_JOB]
             running[r, R_START] = now
-            running[r, R_END] = now + runtime(queue[slot], procs, tables)
+            running[r, R_END] = now + at
             running[r, R_PROCS] = procs
             running[r, R_SUBMIT] = queue[slot, Q_SUBMIT]
             running[r, R_SIZE] = queue[slot, Q_SIZE]
