@@ -322,21 +322,28 @@ def check_sampled(name: str, values: Any, count: int, *, source: Any = None) -> 
     out-of-range size is refused naming the argument and the value instead of hanging a simulator,
     dividing by zero or turning rewards NaN.
     """
-    origin = f" from {source!r}" if source is not None else ""
     low, high = SCALE_RANGE
     allowed = f"every draw must be a finite number in [{low:g}, {high:g}] (SCALE_RANGE)"
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as error:
-        raise ValueError(f"{name}{origin} returned {values!r}, which is not an array of numbers; {allowed}") from error
+        raise ValueError(
+            f"{_origin(name, source)} returned {values!r}, which is not an array of numbers; {allowed}"
+        ) from error
     if array.shape != (count,):
         raise ValueError(
-            f"{name}{origin} returned {array.size} values of shape {array.shape} when asked for {count}; "
+            f"{_origin(name, source)} returned {array.size} values of shape {array.shape} when asked for {count}; "
             f"sample(rng, size) must return an array of shape ({count},)"
         )
     with np.errstate(invalid="ignore"):
         bad = ~((array >= low) & (array <= high))
     if bad.any():
         index = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}{origin} returned {float(array[index])!r} (draw {index}); {allowed}")
+        raise ValueError(f"{_origin(name, source)} returned {float(array[index])!r} (draw {index}); {allowed}")
     return array
+
+
+def _origin(name: str, source: Any) -> str:
+    """``name`` and, when given, the ``source`` it came from, for ``check_sampled``'s errors (a source's repr is
+    built only when a draw is refused: every reset passes the gate)."""
+    return f"{name} from {source!r}" if source is not None else name

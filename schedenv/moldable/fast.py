@@ -33,6 +33,7 @@ from schedenv.moldable.kernel import (
     Q_REQUESTED,
     Q_SIZE,
     Q_SUBMIT,
+    R_COLUMNS,
     R_END,
     R_JOB,
     R_PROCS,
@@ -65,7 +66,7 @@ class FastCore:
         self._floats = np.zeros(5)
         start_episode(self._ints, self._floats, max_jobs, m, n, max_running, time_scale, self._arrivals_f[0, A_TIME])
         self._queue = np.zeros((initial_queue_rows(n), Q_COLUMNS))
-        self._running = np.zeros((m, 6))
+        self._running = np.zeros((m, R_COLUMNS))
         self._done = np.zeros((m, 6))  # enough: see the module docstring
         self._obs = np.zeros(obs_length(max_jobs, max_running), dtype=np.float32)
         self.mask = np.zeros(max_jobs * m + 1, dtype=np.int8)

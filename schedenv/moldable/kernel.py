@@ -7,17 +7,19 @@ compares observations, masks, rewards, elapsed times, completion records and sta
 One call of ``step`` applies the decision (start a window slot on some count, or wait), advances
 through arrivals and completions to the next decision epoch exactly as ``MoldableSim`` does, then
 writes the observation and the action mask. Jobs live in preallocated arrays: the queue as rows
-``[job, submit, size, fastest, fastest count, n_min, requested, all counts allowed, log1p(size / scale),
-log1p(fastest / scale), L, A, sigma, table]`` in FCFS order (the ``Q_*`` columns), the running jobs as
-rows ``[job, start, end, procs, submit, size]``. A runtime T(n) is not stored: ``runtime`` gives it
-from the job's table or Downey's formula (the same operations as ``DowneySpeedup.formula``), so a
-queued job costs 14 numbers whatever m (what B copies stepped one after the other keep in cache)
-and memory stays flat over long traces. An observation clears only the mask entries the last one
-may have set (``ints[MASK_SET]``). When the queue is full, the kernel stops before the arrival that
-needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue and calls again with ``ADVANCE``, which
-resumes where it stopped. Finished jobs go to a buffer of m rows: one step completes at most the
-jobs running after its decision (no job starts while the kernel advances), and they hold >= 1
-processor each.
+``[job, submit, size, fastest, fastest count, n_min, requested, all counts allowed, log1p(size /
+scale), log1p(fastest / scale), L, A, sigma, table]`` in FCFS order (the ``Q_*`` columns), the
+running jobs as rows ``[job, start, end, procs, submit, size]`` in start order, with a last column
+``R_BY_END`` that lists their rows by end time (kept in order as jobs start and end, so the next
+completion and the release profile are read off it, not sorted at every step). A runtime T(n) is not
+stored: ``runtime`` gives it from the job's table or Downey's formula (the same operations as
+``DowneySpeedup.formula``), so a queued job costs 14 numbers whatever m (what B copies stepped one
+after the other keep in cache) and memory stays flat over long traces. An observation clears only
+the mask entries the last one may have set (``ints[MASK_SET]``). When the queue is full, the kernel
+stops before the arrival that needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue
+and calls again with ``ADVANCE``, which resumes where it stopped. Finished jobs go to a buffer of m
+rows: one step completes at most the jobs running after its decision (no job starts while the kernel
+advances), and they hold >= 1 processor each.
 
 ``step`` is driven by ``fast.FastCore`` (the single env) and by ``schedenv.fastpath.moldable``;
 ``start_rows`` and ``step_rows`` run it for the B copies of ``vector.MoldableVectorEnv``. Kernels that
@@ -58,8 +60,11 @@ Q_JOB, Q_SUBMIT, Q_SIZE, Q_FASTEST, Q_FASTEST_COUNT, Q_N_MIN, Q_REQUESTED, Q_ALL
 Q_LOG_SIZE, Q_LOG_FASTEST, Q_L, Q_A, Q_SIGMA, Q_TABLE = range(8, 14)
 Q_COLUMNS = 14
 """Length of a queue row."""
-# running row layout
-R_JOB, R_START, R_END, R_PROCS, R_SUBMIT, R_SIZE = range(6)
+# running row layout; column R_BY_END is not the row's own: running[j, R_BY_END] is the row of the j-th
+# running job by end time, ties by row (numpy's stable argsort), kept in order as jobs start and end
+R_JOB, R_START, R_END, R_PROCS, R_SUBMIT, R_SIZE, R_BY_END = range(7)
+R_COLUMNS = 7
+"""Length of a running row."""
 # arrival rows (in arrival order): float part and int part
 A_TIME, A_SIZE, A_L, A_A, A_SIGMA = range(5)
 A_JOB, A_TABLE, A_REQUESTED = range(3)
@@ -95,6 +100,19 @@ def runtime(row, procs, tables):
 
 
 @numba.njit(cache=True)
+def _counts_to_scan(row, m):
+    """The counts 1 .. c whose runtimes decide the queued job ``row``'s fastest count and n_min: m for a
+    table job; for a Downey job the first count on which ``runtime`` takes its constant branch
+    (speedup = A; the branch conditions are upper bounds on the count, so every larger count takes
+    it too and has the very same runtime L / A), at most m."""
+    if np.int64(row[Q_TABLE]) >= 0:
+        return m
+    a, s = row[Q_A], row[Q_SIGMA]
+    last_rising = max(a, 2.0 * a - 1.0) if s <= 1.0 else a + a * s - s  # the largest count off the constant branch
+    return np.int64(min(float(m), math.floor(last_rising) + 1.0))
+
+
+@numba.njit(cache=True)
 def runtime_rows(queue, tables, m):
     """T(1) .. T(m) of every row of ``queue`` (rows), ``inf`` where a count is not allowed."""
     rows = np.empty((queue.shape[0], m))
@@ -126,7 +144,7 @@ def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
         else:  # a Downey job runs on every count: T(n) = L / S(n) <= L, as S(1) = 1 and S never decreases
             row[Q_ALL_COUNTS] = 1.0
         fastest, fastest_count, n_min = np.inf, 0, 0
-        for k in range(m):
+        for k in range(_counts_to_scan(row, m)):  # larger counts repeat the last runtime: neither faster nor first
             value = runtime(row, k + 1, tables)
             if value < fastest:
                 fastest, fastest_count = value, k + 1
@@ -170,9 +188,7 @@ def _can_wait(ints):
 def _next_event(ints, floats, running, arrivals_f, done):
     """Advance to the next arrival or completion and complete what ends then (``MoldableSim._next_event``)."""
     n = ints[N_RUNNING]
-    t = np.inf
-    for r in range(n):
-        t = min(t, running[r, R_END])
+    t = running[np.int64(running[0, R_BY_END]), R_END] if n else np.inf
     if ints[NEXT_ARRIVAL] < ints[N_JOBS]:
         t = min(t, arrivals_f[ints[NEXT_ARRIVAL], A_TIME])
     dt = t - floats[TIME]
@@ -196,9 +212,27 @@ def _next_event(ints, floats, running, arrivals_f, done):
             ints[N_COMPLETED] += 1
         else:
             if kept != r:
-                running[kept] = running[r]
+                for c in range(R_BY_END):  # element copies: a row view costs more than the row
+                    running[kept, c] = running[r, c]
             kept += 1
     ints[N_RUNNING] = kept
+    _drop_ended(running, n - kept, n)
+
+
+@numba.njit(cache=True)
+def _drop_ended(running, ended, n):
+    """The by-end order after the ``ended`` first of its ``n`` jobs (those ending by now) left and the
+    rows after them moved up: each remaining row loses one per ended row before it."""
+    if ended == 0:
+        return
+    for j in range(ended, n):
+        row = running[j, R_BY_END]
+        before = 0
+        for e in range(ended):
+            before += running[e, R_BY_END] < row
+        running[j, R_BY_END] = row - before
+    for j in range(ended, n):
+        running[j - ended, R_BY_END] = running[j, R_BY_END]
 
 
 @numba.njit(cache=True)
@@ -207,24 +241,25 @@ def _observe(ints, floats, queue, running, tables, obs, mask):
     m, max_jobs, q, n_run, free = ints[N_PROCS], ints[MAX_JOBS], ints[N_QUEUED], ints[N_RUNNING], ints[FREE]
     now, scale = floats[TIME], floats[SCALE]
     w = min(q, max_jobs)
-    obs[:] = 0.0
-    mask[: ints[MASK_SET]] = 0
-    for i in range(w):
-        row = queue[i]
+    for k in range(obs.size):  # plain loops, not slice assignments: these run at every step, and a slice is a view
+        obs[k] = 0.0
+    for k in range(ints[MASK_SET]):
+        mask[k] = 0
+    for i in range(w):  # queue[i, column], not a row view: a view costs more than these reads
         base = SLOT_FEATURES * i
-        count = np.int64(min(row[Q_FASTEST_COUNT], max(free, 1)))
+        count = np.int64(min(queue[i, Q_FASTEST_COUNT], max(free, 1)))
         obs[base] = 1.0
-        obs[base + 1] = math.log1p((now - row[Q_SUBMIT]) / scale)
-        obs[base + 2] = row[Q_LOG_SIZE]
-        obs[base + 3] = row[Q_LOG_FASTEST]
-        if count == row[Q_FASTEST_COUNT]:  # T(count) is the fastest runtime
-            obs[base + 4] = row[Q_LOG_FASTEST]
+        obs[base + 1] = math.log1p((now - queue[i, Q_SUBMIT]) / scale)
+        obs[base + 2] = queue[i, Q_LOG_SIZE]
+        obs[base + 3] = queue[i, Q_LOG_FASTEST]
+        if count == queue[i, Q_FASTEST_COUNT]:  # T(count) is the fastest runtime
+            obs[base + 4] = queue[i, Q_LOG_FASTEST]
         else:
-            at_count = runtime(row, count, tables)
+            at_count = runtime(queue[i], count, tables)
             obs[base + 4] = math.log1p((0.0 if np.isinf(at_count) else at_count) / scale)
-        obs[base + 5] = row[Q_FASTEST_COUNT] / m
-        obs[base + 6] = row[Q_N_MIN] / m
-        obs[base + 7] = row[Q_REQUESTED] / m
+        obs[base + 5] = queue[i, Q_FASTEST_COUNT] / m
+        obs[base + 6] = queue[i, Q_N_MIN] / m
+        obs[base + 7] = queue[i, Q_REQUESTED] / m
     tail = SLOT_FEATURES * max_jobs
     obs[tail] = free / m
     obs[tail + 1] = n_run / m
@@ -250,45 +285,26 @@ def _observe(ints, floats, queue, running, tables, obs, mask):
         return
     ints[MASK_SET] = w * m
     for i in range(w):
-        allowed = mask[i * m : i * m + free]
+        start = i * m
         if queue[i, Q_ALL_COUNTS]:  # Downey jobs: no runtime to read
-            allowed[:] = 1
+            for k in range(start, start + free):
+                mask[k] = 1
             continue
-        row = tables[np.int64(queue[i, Q_TABLE])]
+        table = np.int64(queue[i, Q_TABLE])
         for k in range(free):  # an unconditional store vectorises (8x faster than a guarded one)
-            allowed[k] = row[k] < np.inf
+            mask[start + k] = tables[table, k] < np.inf
     mask[mask.size - 1] = _can_wait(ints)
 
 
 @numba.njit(cache=True)
 def _release_profile(ints, floats, running, obs, start):
     """(remaining time, processors) of the first ``MAX_RUNNING`` running jobs by end time, ties by row
-    (numpy's stable argsort): one pass over the rows keeps the first ones sorted, with their end times
-    alongside, inserting a row after those that end no later (O(running jobs x MAX_RUNNING) at worst,
-    about one pass when few insert)."""
-    n_run, now, scale, m = ints[N_RUNNING], floats[TIME], floats[SCALE], ints[N_PROCS]
-    size = min(ints[MAX_RUNNING], n_run)
-    if size == 0:
-        return
-    first = np.empty(size, dtype=np.int64)
-    ends = np.empty(size)
-    kept = 0
-    for r in range(n_run):
-        end = running[r, R_END]
-        if kept < size:
-            at = kept
-            kept += 1
-        elif end < ends[size - 1]:
-            at = size - 1
-        else:
-            continue
-        while at > 0 and end < ends[at - 1]:
-            first[at], ends[at] = first[at - 1], ends[at - 1]
-            at -= 1
-        first[at], ends[at] = r, end
-    for j in range(size):
-        obs[start + RELEASE_FEATURES * j] = math.log1p((ends[j] - now) / scale)
-        obs[start + RELEASE_FEATURES * j + 1] = running[first[j], R_PROCS] / m
+    (numpy's stable argsort): the first entries of the by-end order (``R_BY_END``)."""
+    now, scale, m = floats[TIME], floats[SCALE], ints[N_PROCS]
+    for j in range(min(ints[MAX_RUNNING], ints[N_RUNNING])):
+        r = np.int64(running[j, R_BY_END])
+        obs[start + RELEASE_FEATURES * j] = math.log1p((running[r, R_END] - now) / scale)
+        obs[start + RELEASE_FEATURES * j + 1] = running[r, R_PROCS] / m
 
 
 @numba.njit(cache=True)
@@ -331,6 +347,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
     """
     m, max_jobs = ints[N_PROCS], ints[MAX_JOBS]
     if action != ADVANCE:
+        at = np.inf  # the started job's runtime
         if action == max_jobs * m:
             if not _can_wait(ints):
                 return INVALID
@@ -338,7 +355,8 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
             slot, procs = action // m, action % m + 1
             if not (0 <= slot < min(ints[N_QUEUED], max_jobs) and procs <= ints[FREE]):
                 return INVALID
-            if not runtime(queue[slot], procs, tables) < np.inf:
+            at = runtime(queue[slot], procs, tables)
+            if not at < np.inf:
                 return INVALID
         ints[N_DONE] = 0
         floats[ELAPSED] = 0.0
@@ -349,14 +367,20 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
             r, q, now = ints[N_RUNNING], ints[N_QUEUED], floats[TIME]
             running[r, R_JOB] = queue[slot, Q_JOB]
             running[r, R_START] = now
-            running[r, R_END] = now + runtime(queue[slot], procs, tables)
+            running[r, R_END] = now + at
             running[r, R_PROCS] = procs
             running[r, R_SUBMIT] = queue[slot, Q_SUBMIT]
             running[r, R_SIZE] = queue[slot, Q_SIZE]
+            j = r  # the new row goes after every job that ends no later (ties by row)
+            while j > 0 and running[np.int64(running[j - 1, R_BY_END]), R_END] > running[r, R_END]:
+                running[j, R_BY_END] = running[j - 1, R_BY_END]
+                j -= 1
+            running[j, R_BY_END] = r
             ints[N_RUNNING] = r + 1
             ints[FREE] -= procs
             for i in range(slot, q - 1):
-                queue[i] = queue[i + 1]
+                for c in range(Q_COLUMNS):
+                    queue[i, c] = queue[i + 1, c]
             ints[N_QUEUED] = q - 1
     while True:
         if not _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
@@ -448,6 +472,22 @@ def step_rows(
 
 
 @numba.njit(cache=True)
+def copy_masks(mask, ints):
+    """A copy of the batched flat masks ``mask`` (one row per copy) that reads only what each copy's
+    last observation may have set (its first ``ints[MASK_SET]`` entries and the wait entry): the
+    entries in between are 0 (``_observe``), so they are written without being read."""
+    copied = np.empty_like(mask)
+    n = mask.shape[1]
+    for i in range(mask.shape[0]):
+        k = min(ints[i, MASK_SET], n)
+        for j in range(k):  # a plain loop vectorises; a slice assignment between arrays copies element-wise
+            copied[i, j] = mask[i, j]
+        copied[i, k:] = 0
+        copied[i, n - 1] = mask[i, n - 1]
+    return copied
+
+
+@numba.njit(cache=True)
 def start_rows(rows, ints, floats, arrivals_f, stats, invalid, max_jobs, m, n_jobs, max_running, scale):
     """Counters of the episodes of copies ``rows`` before their first ``ADVANCE``."""
     for r in range(rows.size):
@@ -499,10 +539,11 @@ def _revenue(queue, tables, i, x, cap):
     """RP(x) = T(x) - T(x + 1) (HRF §4.2); -inf at the cap or when x + 1 is not allowed."""
     if x >= cap:
         return -np.inf
-    following = runtime(queue[i], x + 1, tables)
+    row = queue[i]
+    following = runtime(row, x + 1, tables)
     if not following < np.inf:
         return -np.inf
-    return runtime(queue[i], x, tables) - following
+    return runtime(row, x, tables) - following
 
 
 @numba.njit(cache=True)
@@ -552,13 +593,12 @@ def decide(
     if easy:
         if policy[P_RES_JOB] != head:
             need, available, shadow = counts[0], free, now
-            n = ints[N_RUNNING]
-            by_end = np.argsort(running[:n, R_END])
-            for k in range(n):
+            for k in range(ints[N_RUNNING]):  # by end time (R_BY_END)
                 if available >= need:
                     break
-                available += np.int64(running[by_end[k], R_PROCS])
-                shadow = max(now, running[by_end[k], R_END])
+                r = np.int64(running[k, R_BY_END])
+                available += np.int64(running[r, R_PROCS])
+                shadow = max(now, running[r, R_END])
             policy[P_RES_JOB], policy[P_RES_PROCS], policy[P_RES_TIME] = head, need, shadow
         shadow, need = policy[P_RES_TIME], np.int64(policy[P_RES_PROCS])
         spare = _spare(ints, running, shadow, need)

@@ -55,12 +55,14 @@ from schedenv.moldable.kernel import (
     NEXT_ARRIVAL,
     OVERFLOW,
     Q_COLUMNS,
+    R_COLUMNS,
     RUNTIME,
     SLOWDOWN,
     TIME,
     TURNAROUND,
     WAITING,
     arrival_arrays,
+    copy_masks,
     initial_policy_state,
     rank_rows,
     start_rows,
@@ -97,7 +99,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         self._ints = np.zeros((b, N_INTS), dtype=np.int64)
         self._floats = np.zeros((b, 5))
         self._queue = np.zeros((b, min(n, BATCH_QUEUE_ROWS), Q_COLUMNS))
-        self._running, self._done = np.zeros((b, m, 6)), np.zeros((b, m, 6))
+        self._running, self._done = np.zeros((b, m, R_COLUMNS)), np.zeros((b, m, 6))
         self._arrivals_f, self._arrivals_i = np.zeros((b, n, 5)), np.zeros((b, n, 3), dtype=np.int64)
         core_length = ranked_length or self._core_length
         length = core_length + (template.scenario_params.size if template.observe_params else 0)
@@ -128,7 +130,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
                 self._masks_now = self._candidate_mask
             elif self._factored:
                 self._masks_now = factored_mask(self._mask, self.max_jobs, self.n_procs)
-        return self._masks_now.copy()
+        return copy_masks(self._masks_now, self._ints) if self._masks_now is self._mask else self._masks_now.copy()
 
     # ----------------------------------------------------------------- the family's hooks
     def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

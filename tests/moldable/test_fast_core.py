@@ -10,6 +10,7 @@ import pytest
 from schedenv.moldable import MoldableEnv
 from schedenv.moldable.core import ReferenceCore
 from schedenv.moldable.fast import FastCore
+from schedenv.moldable.kernel import Q_FASTEST, Q_FASTEST_COUNT, Q_JOB, Q_N_MIN, R_BY_END, R_END
 from schedenv.moldable.workload import CirneWorkload, MoldableJobSet, downey_jobs, parse_jobs
 
 TABLE1 = [{"runtimes": {1: 10, 2: 5}}, {"runtimes": {1: 10, 2: 7}}, {"runtimes": {1: 10, 2: 9}}]
@@ -134,3 +135,36 @@ def test_env_runs_the_fast_core_with_the_references_trajectory() -> None:
         assert reward == -outcome.accrued_objective and info["completed"] == outcome.completed
         np.testing.assert_allclose(obs, reference.observation(), rtol=1e-6, atol=0)
     assert reference.done and len(env.records) == 40
+
+
+def test_fastest_count_and_n_min_equal_a_scan_of_every_count() -> None:
+    """The kernel scans a Downey job's counts only up to its constant-speedup count; its fastest count (the
+    smallest reaching the least runtime) and n_min equal those of all m counts, at the branch boundaries too."""
+    m = 64
+    A = np.array([1.0, 1.5, 2.0, 7.0, 7.5, 10.25, 32.0, 32.5, 63.0, 64.0, 80.0, 3.0, 12.0, 40.0, 21.0, 5.5])
+    sigma = np.array([0.0, 0.5, 1.0, 1.0, 0.3, 1.0, 0.7, 1.0, 0.2, 1.0, 0.5, 2.0, 1.5, 3.0, 10.0, 1.25])
+    jobs = downey_jobs(np.zeros(A.size), np.full(A.size, 1e4), A, sigma, m)
+    core = FastCore(jobs, 4, 1.0)
+    queue = core._queue[: core.n_queued]
+    rows = jobs.runtime_rows(queue[:, Q_JOB].astype(np.int64))
+    np.testing.assert_array_equal(queue[:, Q_FASTEST_COUNT], np.argmin(rows, axis=1) + 1)
+    np.testing.assert_array_equal(queue[:, Q_FASTEST], rows.min(axis=1))
+    np.testing.assert_array_equal(queue[:, Q_N_MIN], np.argmax(np.isfinite(rows), axis=1) + 1)
+
+
+@pytest.mark.parametrize("case", [1, 3])
+def test_running_jobs_by_end_time_stay_in_stable_argsort_order(case: int) -> None:
+    """``R_BY_END`` lists the running rows as numpy's stable argsort of their end times after every step
+    (ties by row: the "mixed" set starts jobs of equal runtimes at the same instant)."""
+    _, jobs, max_jobs, scale, max_running = job_sets()[case]
+    core = FastCore(jobs, max_jobs, scale, max_running)
+    rng = np.random.default_rng(case)
+    ties = 0
+    while not core.done:
+        n = core.n_running
+        ends = core._running[:n, R_END]
+        np.testing.assert_array_equal(core._running[:n, R_BY_END], np.argsort(ends, kind="stable"))
+        ties += n - np.unique(ends).size
+        core.step(choose(core.mask, rng, 0.3))
+    if case == 1:
+        assert ties > 0  # the tie rule was exercised
