@@ -154,7 +154,7 @@ class Tags(Policy):
 
     def reset(self, env: gym.Env) -> None:
         inner = _env(env)
-        key = (repr(inner.size_dist), inner.load, inner.n_hosts, tuple(inner.time_limits))
+        key = (inner.size_dist.identity, inner.load, inner.n_hosts, tuple(inner.time_limits))
         if key == self._key:
             return
         if self.requested is not None:

@@ -11,6 +11,7 @@ completes after ``x / s(k)``.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import math
 from abc import ABC, abstractmethod
@@ -96,6 +97,11 @@ class Distribution(ABC):
     def second_moment(self) -> float:
         """E[X²]."""
         return self.variance + self.mean**2
+
+    @property
+    def identity(self) -> str:
+        """A string equal for two distributions exactly when they are the same law (a cache key): the exact repr."""
+        return repr(self)
 
 
 class Exponential(Distribution):
@@ -423,6 +429,11 @@ class Empirical(Distribution):
 
     def __repr__(self) -> str:
         return f"Empirical(n={self.samples.size}, mean={self.mean:.6g})"
+
+    @property
+    def identity(self) -> str:
+        """The samples' digest (the repr shows only their count and mean)."""
+        return f"Empirical(sha256={hashlib.sha256(self.samples.tobytes()).hexdigest()})"
 
 
 @dataclass(frozen=True)

@@ -122,3 +122,17 @@ def test_inconsistent_results_are_refused_naming_the_field(change: Any, message:
     change(data)
     with pytest.raises(ValueError, match=message):
         from_dict(data)
+
+
+def test_an_agent_that_costs_what_the_paper_policy_costs_on_every_seed_meets_a_goal_of_one() -> None:
+    """3 runs equal to the reference seed by seed: the two means are summed in different orders (24 and 8
+    terms) and differ in the last bit here (ratio 1 + 2.2e-16); the goal of 1.0 holds all the same."""
+    paper = [1.0 + 1.0 / (k + 3) for k in range(8)]
+    data = {**hand_made(), "test_seeds": [SEALED[0] + k for k in range(8)], "baselines": {"hesrpt": paper}}
+    data["runs"] = [{**data["runs"][0], "train_seed": seed, "costs": list(paper)} for seed in (0, 1, 2)]
+    data["train_seeds"] = [0, 1, 2]
+    data["generalisation"] = []
+    data["headline"] = {"ratio_of_means": 1.0 + 2.220446049250313e-16, "ci95": [1.0, 1.0 + 2.220446049250313e-16]}
+    results = from_dict(data)
+    assert results.training_setting.headline("hesrpt").ratio > 1.0
+    assert "**holds**: 1.0000 <= 1.0" in render_markdown(results)

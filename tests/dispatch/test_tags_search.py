@@ -12,7 +12,7 @@ from scipy import optimize
 from schedenv.analysis.queueing import support_bracket
 from schedenv.analysis.tags import _score, paper_size_dist, server_expansion, tags_analysis, tags_optimal_cutoffs
 from schedenv.analysis.tags_chain import chain_optimal_log_cutoffs
-from schedenv.workloads import BoundedPareto, Distribution
+from schedenv.workloads import BoundedPareto, Distribution, Empirical
 
 
 def _multistart_reference(size_dist: Distribution, load: float, h: int, objective: str, starts: int) -> float:
@@ -102,3 +102,21 @@ def test_old_local_optimum_at_five_hosts_is_escaped() -> None:
     size_dist = paper_size_dist(0.2)
     assert tags_optimal_cutoffs(size_dist, 0.7 * 2 / 5, 5).mean_slowdown < 0.03
     assert server_expansion("tags-slowdown", size_dist, 0.7, 2) == 3
+
+
+def test_an_optimum_is_searched_once_per_law_load_hosts_and_objective_and_shared_read_only() -> None:
+    """A TAGS baseline resets every episode; the search (about 0.1 s) runs once per process and law."""
+    size_dist = paper_size_dist(1.1, upper=1e7)
+    first = tags_optimal_cutoffs(size_dist, 0.5, 2)
+    assert tags_optimal_cutoffs(paper_size_dist(1.1, upper=1e7), 0.5, 2) is first  # an equal law: the same entry
+    assert tags_optimal_cutoffs(size_dist, 0.5, 2, "waiting_time") is not first
+    assert tags_optimal_cutoffs(size_dist, 0.4, 2).cutoffs[0] != first.cutoffs[0]
+    with pytest.raises(ValueError, match="read-only"):
+        first.cutoffs[0] = 1.0
+
+
+def test_two_empirical_laws_with_the_same_count_and_mean_are_different_cache_keys() -> None:
+    one, other = Empirical([1.0, 2.0, 9.0]), Empirical([3.0, 4.0, 5.0])
+    assert repr(one) == repr(other) and one.identity != other.identity
+    assert Empirical([9.0, 1.0, 2.0]).identity == one.identity  # the samples are a multiset
+    assert tags_optimal_cutoffs(one, 0.3, 2) is not tags_optimal_cutoffs(other, 0.3, 2)
