@@ -34,8 +34,9 @@ from schedenv.comparison import evaluate_applicable
 from schedenv.evaluation import EvaluationResult, seed_text
 from schedenv.stats import RatioOfMeans, ratio_of_means
 
-BATCH = 128
-"""Test seeds played at once (one batched env of this many copies)."""
+BATCH = 512
+"""Test seeds played at once (one batched env of this many copies): a step's cost is mostly per call (the
+policy's forward pass, the batched env's dispatch), so long episodes are played cheapest in few chunks."""
 
 
 RANGES = {"load": "load_range", "speedup": "p_range"}

@@ -37,6 +37,8 @@ class AgentContender:
         """The contender's name in evaluation tables."""
         self.model = model
         """The stable-baselines3 model."""
+        self.device = model.policy.device
+        """Where the policy's parameters live (looked up once: SB3 finds it by walking the parameters)."""
         self.normalizer = normalizer
         """Observation statistics of training (None: observations are used as they are)."""
         self.uses_masks = uses_masks
@@ -65,18 +67,29 @@ class AgentContender:
         """Actions for a batch of observations (one row per env copy), for ``agents.assess.play_batched``.
 
         ``masks`` (B x n) is used by MaskablePPO; the actions are the policy's (deterministic) choices,
-        the same as ``act`` gives row by row.
+        the same as ``act`` gives row by row. The policy's forward pass is called directly (SB3's
+        ``predict`` minus its per-call checks and train/eval switch, which cost more than the network on
+        a batch of a few hundred rows), then Box actions are clipped or unscaled as ``predict`` does.
         """
         obs = np.asarray(observations, dtype=np.float32)
         if self.normalizer is not None:
             obs = np.asarray(self.normalizer.normalize_obs(obs), dtype=np.float32)
-        if self.uses_masks:
-            if masks is None:
-                raise ValueError(f"{self.name} acts with action masks; the batched env gave none")
-            action, _ = self.model.predict(obs, deterministic=self.deterministic, action_masks=masks)  # type: ignore[call-arg]
-        else:
-            action, _ = self.model.predict(obs, deterministic=self.deterministic)
-        return np.asarray(action)
+        if self.uses_masks and masks is None:
+            raise ValueError(f"{self.name} acts with action masks; the batched env gave none")
+        policy = self.model.policy
+        if policy.training:  # a model still being trained is switched to evaluation, once
+            policy.set_training_mode(False)
+        extra = {"action_masks": masks} if self.uses_masks else {}
+        obs_shape, action_shape = tuple(policy.observation_space.shape or ()), tuple(policy.action_space.shape or ())
+        with torch.no_grad():
+            tensor = torch.as_tensor(obs.reshape((-1, *obs_shape)), device=self.device)
+            found = policy._predict(tensor, deterministic=self.deterministic, **extra)
+        actions = found.cpu().numpy().reshape((-1, *action_shape))
+        if isinstance(policy.action_space, spaces.Box):
+            if policy.squash_output:
+                return np.asarray(policy.unscale_action(actions))
+            return np.clip(actions, policy.action_space.low, policy.action_space.high)
+        return actions
 
     def __repr__(self) -> str:
         return f"AgentContender(name={self.name!r}, model={type(self.model).__name__})"

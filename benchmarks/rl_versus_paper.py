@@ -20,8 +20,8 @@ go to ``runs/rl_<preset>/report`` (never a committed file). With ``--publish`` t
 the tree must be clean (the results name its commit), the files go to ``benchmarks/results``
 (``rl_<preset>.json``, and the ``.md`` and ``.png`` generated from it by ``agents.results``), and one
 line is appended to ``benchmarks/results/ledger.jsonl``, so the ledger counts every look at the
-sealed seeds (as many as the preset's ``test_episodes``: 100, and 9,000 for Dispatch, where every
-baseline's mean is then within ±10%, ``schedenv.dispatch.preset``). The headline is the runs' ratio of
+sealed seeds (as many as the preset's ``test_episodes``: 100, and 400 of 200,000 arrivals for Dispatch, where
+every baseline's mean is then within ±10%, ``schedenv.dispatch.preset``). The headline is the runs' ratio of
 means to the paper policy with its two-level bootstrap interval (``schedenv.stats.ratio_of_means``).
 
 ``--replicate`` is the reviewer's check of a published result (docs/rl/seed-plan.md): the shipped

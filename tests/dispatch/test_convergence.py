@@ -104,4 +104,4 @@ def test_the_quick_reproduction_writes_its_claims_and_half_widths_shrink_with_th
         assert widest[1e7] < widest[1e10]
     # Unscored warm-up does not narrow the intervals (the tail, not the empty start, drives them).
     assert claims["warmup-no-gain"].status == "holds"
-    assert results["chosen"]["horizon"] <= dispatch_convergence.TRAINABLE
+    assert results["chosen"]["horizon"] in dispatch_convergence.QUICK_HORIZONS
