@@ -43,13 +43,14 @@ SEARCH_GRID_POINTS = 240
 
 SEARCH_RANDOM_STARTS = 3
 """Seeded random starts (seed ``SEARCH_SEED``) that ``tags_optimal_cutoffs`` also polishes."""
+
+SEARCH_SEED = 0
+"""Seed of those random starts, so that the search is deterministic."""
+
 OPTIMA_CACHED = 256
 """Optima ``tags_optimal_cutoffs`` keeps per process (keyed by law, load, hosts and objective), so that a
 TAGS baseline resetting for every episode searches once: the search takes about 0.1 s, an episode 1 ms."""
 _OPTIMA: dict[tuple[str, float, int, str], TagsAnalysis] = {}
-
-SEARCH_SEED = 0
-"""Seed of those random starts, so that the search is deterministic."""
 
 
 @dataclass(frozen=True)
