@@ -34,6 +34,7 @@ from gymnasium.vector import AutoresetMode
 from schedenv.malleable.core import GLOBAL_FEATURES, SLOT_FEATURES, weights_of_rows
 from schedenv.malleable.env import MalleableEnv
 from schedenv.malleable.kernel import REMAINING, WEIGHT, MalleableArrays, reset_rows, step_rows
+from schedenv.validation import check_sampled
 from schedenv.vector import NativeVectorEnv
 from schedenv.workloads import Power
 
@@ -91,19 +92,58 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
 
     # ----------------------------------------------------------------- internals
     def _reset_rows(self, rows: np.ndarray) -> None:
+        if rows.size == 0:  # the base calls it at every NextStep step, mostly with no copy to reset
+            return
         template = self.template
-        for i in rows:
-            template.np_random = self._generators[i]
-            self._arrival_times[i], self._sizes[i] = template._draw_episode()
-            speedup = template.speedup
-            assert isinstance(speedup, Power)
-            self._p[i], self._s_n[i] = speedup.p, float(speedup(template.n_servers))
+        if template.p_range is not None or template.load_range is not None:  # the episode's p, load, workload
+            for i in rows:
+                template.np_random = self._generators[i]
+                self._arrival_times[i], self._sizes[i] = template._draw_episode()
+                speedup = template.speedup
+                assert isinstance(speedup, Power)
+                self._p[i], self._s_n[i] = speedup.p, float(speedup(template.n_servers))
+                if template.observe_params:
+                    self._obs[i, self._core_length :] = template.scenario_params
+        else:  # p, s(N) and the scenario slots are the template's, fixed at construction
+            if template.jobs is not None:
+                self._arrival_times[rows], self._sizes[rows] = template.jobs  # the same episode every time
+            elif template.mode == "offline":
+                self._draw_offline_sizes(rows)
+            else:
+                for i in rows:
+                    template.np_random = self._generators[i]
+                    self._arrival_times[i], self._sizes[i] = template._draw_workload()
             if template.observe_params:
-                self._obs[i, self._core_length :] = template.scenario_params
+                self._obs[rows, self._core_length :] = template.scenario_params
         reset_rows(
             rows.astype(np.int64), self._ids, self._jobs, self._ints, self._floats, self._window, self._obs,
             self._core_length, self._arrival_times, self._sizes, self._s_n, self._slowdown, float(template.scale),
         )  # fmt: skip
+
+    def _draw_offline_sizes(self, rows: np.ndarray) -> None:
+        """The single env's offline draw (``MalleableEnv._draw_workload``: all jobs at t = 0, ``n_jobs`` sizes
+        through ``draw_sizes``) for the copies ``rows``, with one sampled-value check for all of them.
+
+        Offline episodes last about ``n_jobs`` steps, so resets are a large share of a batched step: checked
+        copy by copy, ``draw_sizes``'s gate cost more than the compiled steps of a whole episode. A bad draw
+        raises the message the single env would raise for the first copy that drew one.
+        """
+        template = self.template
+        law, count, sizes = template.size_dist, self._length, self._sizes
+        for i in rows:
+            generator = self._generators[i]
+            assert generator is not None
+            drawn = law.sample(generator, count)
+            if not (isinstance(drawn, np.ndarray) and drawn.dtype == np.float64 and drawn.shape == (count,)):
+                drawn = check_sampled("size_dist", drawn, count, source=law)
+            sizes[i] = drawn
+        try:
+            check_sampled("size_dist", sizes[rows].ravel(), rows.size * count, source=law)
+        except ValueError:
+            for i in rows:
+                check_sampled("size_dist", sizes[i], count, source=law)
+            raise
+        self._arrival_times[rows] = 0.0
 
     def _state_info(self) -> dict[str, np.ndarray]:
         n_jobs = self._ints[:, 0].copy()

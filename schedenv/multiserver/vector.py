@@ -8,7 +8,8 @@ and draws its workload with the single env's own draw from its own generator, so
 ``seed=s`` equals B single envs reset with seeds s, s+1, ... stepped in a loop, i.e.
 ``gym.make_vec(..., vectorization_mode="sync")``: same observations, rewards, terminations, masks and
 ``info`` entries, bit for bit (``tests/multiserver/test_vector.py``). Copies are stepped one after the
-other in one thread (see ``schedenv.malleable.vector`` for why: run one process per core instead).
+other in one thread (see ``schedenv.malleable.vector`` for why: run one process per core instead),
+the kernels prefetching the next copy's state while they step one (``kernel.prefetch_step``).
 
 Actions: select mode, a (B,) integer array of the single env's ``Discrete`` actions, with
 ``action_masks()`` giving the (B, max_jobs + 1) int8 masks (what MaskablePPO reads; all ones for a copy

@@ -11,7 +11,7 @@ from gymnasium.vector import AutoresetMode
 
 import schedenv  # noqa: F401
 from schedenv.malleable.vector import MalleableVectorEnv
-from schedenv.workloads import Speedup
+from schedenv.workloads import Distribution, Speedup
 
 ENV = "schedenv/Malleable-v0"
 CONFIGS: list[dict[str, Any]] = [
@@ -25,8 +25,9 @@ CONFIGS: list[dict[str, Any]] = [
         "observe_params": True,
         "allocation": "fractions",
     },
+    {"jobs": [3.0, 1.0, 2.0, 0.5, 1.0], "max_jobs": 2, "observe_params": True},
 ]
-IDS = ["offline", "online", "p_range-fractions"]
+IDS = ["offline", "online", "p_range-fractions", "explicit-jobs"]
 
 
 def random_actions(rng: np.random.Generator, num_envs: int, width: int) -> np.ndarray:
@@ -122,6 +123,33 @@ def test_invalid_actions_raise_and_change_nothing() -> None:
     good = np.full((2, 17), 0.25, dtype=np.float32)
     for a, b in zip(venv.step(good)[:3], twin.step(good)[:3], strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+class SpoiledOnCall(Distribution):
+    """Uniform sizes in [1, 2), except that call number ``spoiled`` returns a negative third size."""
+
+    def __init__(self, spoiled: int) -> None:
+        self.spoiled, self.calls = spoiled, 0
+
+    def sample(self, rng: np.random.Generator, size: int | None = None) -> Any:
+        self.calls += 1
+        sizes = 1.0 + rng.random(size)
+        if self.calls == self.spoiled:
+            sizes[2] = -1.0
+        return sizes
+
+    mean, variance = 1.5, 1.0 / 12.0
+
+
+def test_a_bad_offline_draw_raises_the_single_envs_message() -> None:
+    """The batch checks all copies' draws at once, yet names the first bad draw as the single envs do."""
+    messages = []
+    for mode in ("vector_entry_point", "sync"):
+        venv = gym.make_vec(ENV, 6, vectorization_mode=mode, n_jobs=4, size_dist=SpoiledOnCall(spoiled=5))
+        with pytest.raises(ValueError, match=r"returned -1\.0 \(draw 2\)") as error:
+            venv.reset(seed=0)
+        messages.append(str(error.value).split(" returned ")[1])
+    assert messages[0] == messages[1]
 
 
 class Linear(Speedup):
