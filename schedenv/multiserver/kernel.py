@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from llvmlite import ir
+from llvmlite import binding, ir
 from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -181,6 +181,11 @@ def _pointer(typingctx, address):
     return types.voidptr(address), codegen
 
 
+PREFETCH_INTRINSIC = "llvm.prefetch.p0" if binding.llvm_version_info[0] >= 17 else "llvm.prefetch.p0i8"
+"""``llvm.prefetch``'s name mangled for its pointer argument: opaque pointers from LLVM 17 (``p0``), typed
+``i8*`` before (``p0i8``, the LLVM of numba 0.59 to 0.61)."""
+
+
 @intrinsic
 def _prefetch(typingctx, address):
     """Ask the caches for the 64-byte line at the integer ``address`` (LLVM's ``llvm.prefetch``: a hint,
@@ -191,7 +196,7 @@ def _prefetch(typingctx, address):
     def codegen(context, builder, signature, args):
         byte_pointer, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
         function_type = ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32])
-        prefetch = cgutils.get_or_insert_function(builder.module, function_type, "llvm.prefetch.p0")
+        prefetch = cgutils.get_or_insert_function(builder.module, function_type, PREFETCH_INTRINSIC)
         builder.call(prefetch, [builder.inttoptr(args[0], byte_pointer), i32(0), i32(3), i32(1)])  # read, keep, data
         return context.get_dummy_value()
 
