@@ -4,9 +4,9 @@ Same semantics as ``ReferenceCore`` (``core.py``) over the pure simulator (``sim
 the specification: ``tests/moldable/test_fast_core.py`` steps both with the same actions and
 compares observations, masks, rewards, elapsed times, completion records and state views.
 
-One call of ``step`` applies the decision (start a window slot on some count, or wait), advances
-through arrivals and completions to the next decision epoch exactly as ``MoldableSim`` does, then
-writes the observation and the action mask. Jobs live in preallocated arrays: the queue as rows
+One call of ``step`` applies the decision (start a window slot on some count, or wait) and advances
+through arrivals and completions to the next decision epoch exactly as ``MoldableSim`` does (the
+family's one ``transition``), then writes the observation and the action mask. Jobs live in preallocated arrays: the queue as rows
 ``[job, submit, size, fastest, fastest count, n_min, requested, all counts allowed, log1p(size /
 scale), log1p(fastest / scale), L, A, sigma, table]`` in FCFS order (the ``Q_*`` columns), the
 running jobs as rows ``[job, start, end, procs, submit, size]`` in start order, with a last column
@@ -14,15 +14,18 @@ running jobs as rows ``[job, start, end, procs, submit, size]`` in start order, 
 completion and the release profile are read off it, not sorted at every step). A runtime T(n) is not
 stored: ``runtime`` gives it from the job's table or Downey's formula (the same operations as
 ``DowneySpeedup.formula``), so a queued job costs 14 numbers whatever m (what B copies stepped one
-after the other keep in cache) and memory stays flat over long traces. An observation clears only
-the mask entries the last one may have set (``ints[MASK_SET]``). When the queue is full, the kernel
+after the other keep in cache) and memory stays flat over long traces. The mask is a function of the
+state (``write_mask``); the single env's clears only the entries the last one may have set
+(``ints[MASK_SET]``). When the queue is full, the kernel
 stops before the arrival that needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue
 and calls again with ``ADVANCE``, which resumes where it stopped. Finished jobs go to a buffer of m
 rows: one step completes at most the jobs running after its decision (no job starts while the kernel
 advances), and they hold >= 1 processor each.
 
 ``step`` is driven by ``fast.FastCore`` (the single env) and by ``schedenv.fastpath.moldable``;
-``start_rows`` and ``step_rows`` run it for the B copies of ``vector.MoldableVectorEnv``. Kernels that
+``start_rows`` and ``step_rows`` run ``transition`` and the observation for the B copies of
+``vector.MoldableVectorEnv``, whose masks (4 KB a copy with the defaults) are written only when asked
+(``mask_rows``): keeping them per copy cost more than the rest of the step. Kernels that
 call each other share this module because numba's ``cache=True`` only watches the file a jitted
 function is defined in.
 """
@@ -236,15 +239,13 @@ def _drop_ended(running, ended, n):
 
 
 @numba.njit(cache=True)
-def _observe(ints, floats, queue, running, tables, obs, mask):
-    """The env's observation (Observation Space table) and action mask (all ones once done)."""
+def _observe(ints, floats, queue, running, tables, obs):
+    """The env's observation (Observation Space table)."""
     m, max_jobs, q, n_run, free = ints[N_PROCS], ints[MAX_JOBS], ints[N_QUEUED], ints[N_RUNNING], ints[FREE]
     now, scale = floats[TIME], floats[SCALE]
     w = min(q, max_jobs)
     for k in range(obs.size):  # plain loops, not slice assignments: these run at every step, and a slice is a view
         obs[k] = 0.0
-    for k in range(ints[MASK_SET]):
-        mask[k] = 0
     for i in range(w):  # queue[i, column], not a row view: a view costs more than these reads
         base = SLOT_FEATURES * i
         count = np.int64(min(queue[i, Q_FASTEST_COUNT], max(free, 1)))
@@ -279,21 +280,37 @@ def _observe(ints, floats, queue, running, tables, obs, mask):
         obs[tail + 5] = math.log1p(soonest / scale)
         obs[tail + 6] = math.log1p(busy / (m * scale))
         _release_profile(ints, floats, running, obs, tail + GLOBAL_FEATURES)
+
+
+@numba.njit(cache=True)
+def write_mask(ints, queue, tables, mask, dirty):
+    """Write the env's flat action mask of the state (all ones once done) into ``mask``, whose entries
+    from ``dirty`` on (the last one, wait, aside) are known to be 0; returns the new such bound.
+
+    The mask is a function of the state (window, free processors, runtimes), so it is written where it
+    is needed: the single env's ``mask`` after every step (``dirty`` its previous bound, so only what
+    the last mask may have set is cleared), a fresh array for the batched env's ``action_masks()``
+    (``dirty`` the wait entry's index), one scratch row for the batched step's fallback.
+    """
     if is_done(ints):
         mask[:] = 1
-        ints[MASK_SET] = mask.size
-        return
-    ints[MASK_SET] = w * m
+        return mask.size
+    # slice assignments, not loops over an offset index: numba's slices compile to wide stores, the loops
+    # to byte stores (3 to 15x slower on the batched env's masks)
+    mask[: min(dirty, mask.size - 1)] = 0
+    m, free = ints[N_PROCS], ints[FREE]
+    w = min(ints[N_QUEUED], ints[MAX_JOBS])
+    downey = tables.shape[0] == 0  # every job a Downey job: no queue row to read
     for i in range(w):
         start = i * m
-        if queue[i, Q_ALL_COUNTS]:  # Downey jobs: no runtime to read
-            for k in range(start, start + free):
-                mask[k] = 1
-            continue
-        table = np.int64(queue[i, Q_TABLE])
-        for k in range(free):  # an unconditional store vectorises (8x faster than a guarded one)
-            mask[start + k] = tables[table, k] < np.inf
+        if downey or queue[i, Q_ALL_COUNTS]:  # Downey jobs: no runtime to read
+            mask[start : start + free] = 1
+        else:
+            table = np.int64(queue[i, Q_TABLE])
+            for k in range(free):  # an unconditional store vectorises (8x faster than a guarded one)
+                mask[start + k] = tables[table, k] < np.inf
     mask[mask.size - 1] = _can_wait(ints)
+    return w * m
 
 
 @numba.njit(cache=True)
@@ -340,7 +357,23 @@ def fallback_action(action: int, mask: np.ndarray, n_procs: int) -> int:
 
 @numba.njit(cache=True)
 def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, mask):
-    """Apply ``action`` (the env's encoding, or ``ADVANCE``), advance to the next decision epoch, observe.
+    """Apply ``action`` (the env's encoding, or ``ADVANCE``), advance to the next decision epoch, observe
+    and write the mask (``transition``, ``_observe``, ``write_mask``).
+
+    Returns a status: ``INVALID`` (nothing changed), ``NEED_QUEUE`` (grow the queue, then call
+    again with ``ADVANCE``) or ``OK``.
+    """
+    status = transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done)
+    if status == OK:
+        _observe(ints, floats, queue, running, tables, obs)
+        ints[MASK_SET] = write_mask(ints, queue, tables, mask, ints[MASK_SET])
+    return status
+
+
+@numba.njit(cache=True)
+def transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done):
+    """Apply ``action`` (the env's encoding, or ``ADVANCE``) and advance to the next decision epoch: the
+    family's one transition (the single env's ``step``, the batched ``step_rows``, the fast path).
 
     Returns a status: ``INVALID`` (nothing changed), ``NEED_QUEUE`` (grow the queue, then call
     again with ``ADVANCE``) or ``OK``.
@@ -388,7 +421,6 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
         if _has_decision(ints, queue) or is_done(ints):
             break
         _next_event(ints, floats, running, arrivals_f, done)
-    _observe(ints, floats, queue, running, tables, obs, mask)
     return OK
 
 
@@ -452,39 +484,33 @@ def _finish(i, penalty, ints, floats, done, stats, rewards, invalid):
 @numba.njit(cache=True)
 def step_rows(
     rows, actions, penalty, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, core_length,
-    mask, stats, rewards, invalid, status,
+    scratch, stats, rewards, invalid, status,
 ):  # fmt: skip
     """One ``MoldableEnv.step`` for each copy in ``rows`` (``actions`` in range; ``ADVANCE`` resumes a copy
-    that stopped with ``NEED_QUEUE`` after its queue grew). A masked action takes its fallback."""
+    that stopped with ``NEED_QUEUE`` after its queue grew). A masked action takes its fallback: each
+    copy's mask is written to the one row ``scratch`` (it stays in cache), not kept per copy."""
+    dirty = scratch.size
     for r in range(rows.size):
         i = rows[r]
         action = actions[i]
         if action != ADVANCE:
-            invalid[i] = mask[i, action] == 0
+            dirty = write_mask(ints[i], queue[i], tables, scratch, dirty)
+            invalid[i] = scratch[action] == 0
             if invalid[i]:
-                action = _fallback(action, mask[i], ints[i, N_PROCS])
-        status[i] = step(
-            action, ints[i], floats[i], queue[i], running[i], arrivals_f[i], arrivals_i[i], tables, done[i],
-            obs[i, :core_length], mask[i],
-        )  # fmt: skip
+                action = _fallback(action, scratch, ints[i, N_PROCS])
+        status[i] = transition(
+            action, ints[i], floats[i], queue[i], running[i], arrivals_f[i], arrivals_i[i], tables, done[i]
+        )
         if status[i] == OK:
+            _observe(ints[i], floats[i], queue[i], running[i], tables, obs[i, :core_length])
             _finish(i, penalty, ints, floats, done, stats, rewards, invalid)
 
 
 @numba.njit(cache=True)
-def copy_masks(mask, ints):
-    """A copy of the batched flat masks ``mask`` (one row per copy) that reads only what each copy's
-    last observation may have set (its first ``ints[MASK_SET]`` entries and the wait entry): the
-    entries in between are 0 (``_observe``), so they are written without being read."""
-    copied = np.empty_like(mask)
-    n = mask.shape[1]
-    for i in range(mask.shape[0]):
-        k = min(ints[i, MASK_SET], n)
-        for j in range(k):  # a plain loop vectorises; a slice assignment between arrays copies element-wise
-            copied[i, j] = mask[i, j]
-        copied[i, k:] = 0
-        copied[i, n - 1] = mask[i, n - 1]
-    return copied
+def mask_rows(ints, queue, tables, masks):
+    """The flat action masks of every copy (``write_mask``) into ``masks`` (one row per copy, any contents)."""
+    for i in range(masks.shape[0]):
+        write_mask(ints[i], queue[i], tables, masks[i], masks.shape[1] - 1)
 
 
 @numba.njit(cache=True)
