@@ -6,28 +6,30 @@ compares observations, masks, rewards, elapsed times, completion records and sta
 
 One call of ``step`` applies the decision (start a window slot on some count, or wait) and advances
 through arrivals and completions to the next decision epoch exactly as ``MoldableSim`` does (the
-family's one ``transition``), then writes the observation and the action mask. Jobs live in preallocated arrays: the queue as rows
-``[job, submit, size, fastest, fastest count, n_min, requested, all counts allowed, log1p(size /
-scale), log1p(fastest / scale), L, A, sigma, table]`` in FCFS order (the ``Q_*`` columns), the
-running jobs as rows ``[job, start, end, procs, submit, size]`` in start order, with a last column
-``R_BY_END`` that lists their rows by end time (kept in order as jobs start and end, so the next
-completion and the release profile are read off it, not sorted at every step). A runtime T(n) is not
-stored: ``runtime`` gives it from the job's table or Downey's formula (the same operations as
-``DowneySpeedup.formula``), so a queued job costs 14 numbers whatever m (what B copies stepped one
-after the other keep in cache) and memory stays flat over long traces. The mask is a function of the
-state (``write_mask``); the single env's clears only the entries the last one may have set
-(``ints[MASK_SET]``). When the queue is full, the kernel
-stops before the arrival that needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue
-and calls again with ``ADVANCE``, which resumes where it stopped. Finished jobs go to a buffer of m
-rows: one step completes at most the jobs running after its decision (no job starts while the kernel
-advances), and they hold >= 1 processor each.
+family's one ``transition``), then writes the observation and the action mask. Jobs live in
+preallocated arrays: the queue as rows ``[job, submit, size, fastest, fastest count, n_min,
+requested, all counts allowed, log1p(size / scale), log1p(fastest / scale), L, A, sigma, table]`` in
+FCFS order (the ``Q_*`` columns), the running jobs as rows ``[job, start, end, procs, submit, size]``
+in start order, with a last column ``R_BY_END`` that lists their rows by end time (kept in order as
+jobs start and end, so the next completion and the release profile are read off it, not sorted at
+every step). A runtime T(n) is not stored: ``runtime`` gives it from the job's table or Downey's
+formula (the same operations as ``DowneySpeedup.formula``), so a queued job costs 14 numbers whatever
+m (what B copies stepped one after the other keep in cache) and memory stays flat over long traces.
+The mask is a function of the state (``write_mask``); the single env's clears only the entries the
+last one may have set (``ints[MASK_SET]``). When the queue is full, the kernel stops before the
+arrival that needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue and calls again
+with ``ADVANCE``, which resumes where it stopped. Finished jobs go to a buffer of m rows: one step
+completes at most the jobs running after its decision (no job starts while the kernel advances), and
+they hold >= 1 processor each.
 
 ``step`` is driven by ``fast.FastCore`` (the single env) and by ``schedenv.fastpath.moldable``;
 ``start_rows`` and ``step_rows`` run ``transition`` and the observation for the B copies of
 ``vector.MoldableVectorEnv``, whose masks (4 KB a copy with the defaults) are written only when asked
-(``mask_rows``): keeping them per copy cost more than the rest of the step. Kernels that
-call each other share this module because numba's ``cache=True`` only watches the file a jitted
-function is defined in.
+(``mask_rows``), not kept per copy at every step. The helpers of a step are inlined into their callers
+(``inline="always"``: numba counts a reference in and out for every array argument of a call, which
+cost 5 to 15% of the batched step); the source of the transition stays one. Kernels that call each
+other share this module because numba's ``cache=True`` only watches the file a jitted function is
+defined in.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ OK, INVALID, NEED_QUEUE = range(3)
 """Kernel statuses."""
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def runtime(row, procs, tables):
     """T(procs) of the queued job ``row``: its table's entry (``inf``: not allowed), or L / S(procs) with
     ``DowneySpeedup.formula``'s branches and operations."""
@@ -102,7 +104,7 @@ def runtime(row, procs, tables):
     return L / speedup
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _counts_to_scan(row, m):
     """The counts 1 .. c whose runtimes decide the queued job ``row``'s fastest count and n_min: m for a
     table job; for a Downey job the first count on which ``runtime`` takes its constant branch
@@ -125,7 +127,7 @@ def runtime_rows(queue, tables, m):
     return rows
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
     """Queue the jobs that have arrived by now (``MoldableSim._arrive_due``); False when the queue is full."""
     m, n_jobs, now = ints[N_PROCS], ints[N_JOBS], floats[TIME]
@@ -167,7 +169,7 @@ def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _has_decision(ints, queue):
     """Some window job fits in the free processors (``MoldableSim.has_decision``)."""
     w = min(ints[N_QUEUED], ints[MAX_JOBS])
@@ -177,17 +179,17 @@ def _has_decision(ints, queue):
     return False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def is_done(ints):
     return ints[NEXT_ARRIVAL] == ints[N_JOBS] and ints[N_QUEUED] + ints[N_RUNNING] == 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _can_wait(ints):
     return ints[N_RUNNING] > 0 or ints[NEXT_ARRIVAL] < ints[N_JOBS]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _next_event(ints, floats, running, arrivals_f, done):
     """Advance to the next arrival or completion and complete what ends then (``MoldableSim._next_event``)."""
     n = ints[N_RUNNING]
@@ -200,8 +202,15 @@ def _next_event(ints, floats, running, arrivals_f, done):
     floats[ACCRUED] += accrued
     floats[TOTAL_OBJECTIVE] += accrued
     floats[TIME] = t
-    kept = 0
-    for r in range(n):
+    ended = 0  # the jobs ending by t lead the by-end order: an arrival with none reads no running row
+    while ended < n and running[np.int64(running[ended, R_BY_END]), R_END] <= t:
+        ended += 1
+    if ended == 0:
+        return
+    kept = n  # rows before the first ended one stay where they are
+    for e in range(ended):
+        kept = min(kept, np.int64(running[e, R_BY_END]))
+    for r in range(kept, n):
         if running[r, R_END] <= t:
             d = ints[N_DONE]
             done[d, D_JOB] = running[r, R_JOB]
@@ -222,7 +231,7 @@ def _next_event(ints, floats, running, arrivals_f, done):
     _drop_ended(running, n - kept, n)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _drop_ended(running, ended, n):
     """The by-end order after the ``ended`` first of its ``n`` jobs (those ending by now) left and the
     rows after them moved up: each remaining row loses one per ended row before it."""
@@ -238,7 +247,7 @@ def _drop_ended(running, ended, n):
         running[j - ended, R_BY_END] = running[j, R_BY_END]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _observe(ints, floats, queue, running, tables, obs):
     """The env's observation (Observation Space table)."""
     m, max_jobs, q, n_run, free = ints[N_PROCS], ints[MAX_JOBS], ints[N_QUEUED], ints[N_RUNNING], ints[FREE]
@@ -282,7 +291,7 @@ def _observe(ints, floats, queue, running, tables, obs):
         _release_profile(ints, floats, running, obs, tail + GLOBAL_FEATURES)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def write_mask(ints, queue, tables, mask, dirty):
     """Write the env's flat action mask of the state (all ones once done) into ``mask``, whose entries
     from ``dirty`` on (the last one, wait, aside) are known to be 0; returns the new such bound.
@@ -313,7 +322,7 @@ def write_mask(ints, queue, tables, mask, dirty):
     return w * m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _release_profile(ints, floats, running, obs, start):
     """(remaining time, processors) of the first ``MAX_RUNNING`` running jobs by end time, ties by row
     (numpy's stable argsort): the first entries of the by-end order (``R_BY_END``)."""
@@ -324,7 +333,7 @@ def _release_profile(ints, floats, running, obs, start):
         obs[start + RELEASE_FEATURES * j + 1] = running[r, R_PROCS] / m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _fallback(action, mask, m):
     """The valid action closest to a masked ``action`` (the env's ``invalid_action`` rule).
 
@@ -370,7 +379,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
     return status
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done):
     """Apply ``action`` (the env's encoding, or ``ADVANCE``) and advance to the next decision epoch: the
     family's one transition (the single env's ``step``, the batched ``step_rows``, the fast path).
@@ -459,7 +468,7 @@ TURNAROUND, WAITING, RUNTIME, SLOWDOWN, BUSY, LAST, EPOCHS, OVERFLOW = range(8)
 the completed jobs, the last completion, decision epochs and epochs with jobs outside the window."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _finish(i, penalty, ints, floats, done, stats, rewards, invalid):
     """After copy i's step: its reward and its episode sums (as ``MoldableEnv.step`` counts them)."""
     row_ints = ints[i]
@@ -492,17 +501,19 @@ def step_rows(
     dirty = scratch.size
     for r in range(rows.size):
         i = rows[r]
+        # each view of a copy's rows is made once: making one costs a reference count in and out
+        copy_ints, copy_floats, copy_queue, copy_running = ints[i], floats[i], queue[i], running[i]
         action = actions[i]
         if action != ADVANCE:
-            dirty = write_mask(ints[i], queue[i], tables, scratch, dirty)
+            dirty = write_mask(copy_ints, copy_queue, tables, scratch, dirty)
             invalid[i] = scratch[action] == 0
             if invalid[i]:
-                action = _fallback(action, scratch, ints[i, N_PROCS])
+                action = _fallback(action, scratch, copy_ints[N_PROCS])
         status[i] = transition(
-            action, ints[i], floats[i], queue[i], running[i], arrivals_f[i], arrivals_i[i], tables, done[i]
+            action, copy_ints, copy_floats, copy_queue, copy_running, arrivals_f[i], arrivals_i[i], tables, done[i]
         )
         if status[i] == OK:
-            _observe(ints[i], floats[i], queue[i], running[i], tables, obs[i, :core_length])
+            _observe(copy_ints, copy_floats, copy_queue, copy_running, tables, obs[i, :core_length])
             _finish(i, penalty, ints, floats, done, stats, rewards, invalid)
 
 
