@@ -25,9 +25,10 @@ they hold >= 1 processor each.
 ``step`` is driven by ``fast.FastCore`` (the single env) and by ``schedenv.fastpath.moldable``;
 ``start_rows`` and ``step_rows`` run ``transition`` and the observation for the B copies of
 ``vector.MoldableVectorEnv``, whose masks (4 KB a copy with the defaults) are written only when asked
-(``mask_rows``), not kept per copy at every step. The helpers of a step are inlined into their callers
-(``inline="always"``: numba counts a reference in and out for every array argument of a call, which
-cost 5 to 15% of the batched step); the source of the transition stays one. Kernels that call each
+(``mask_rows``), not kept per copy at every step. The small helpers of a step are inlined into their
+callers (``inline="always"``: numba counts a reference in and out for every array argument of a call);
+``transition``, ``_observe`` and ``write_mask`` are not (inlined, they tripled the first compile and
+gained nothing measurable). Kernels that call each
 other share this module because numba's ``cache=True`` only watches the file a jitted function is
 defined in.
 """
@@ -247,7 +248,7 @@ def _drop_ended(running, ended, n):
         running[j - ended, R_BY_END] = running[j, R_BY_END]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _observe(ints, floats, queue, running, tables, obs):
     """The env's observation (Observation Space table)."""
     m, max_jobs, q, n_run, free = ints[N_PROCS], ints[MAX_JOBS], ints[N_QUEUED], ints[N_RUNNING], ints[FREE]
@@ -291,7 +292,7 @@ def _observe(ints, floats, queue, running, tables, obs):
         _release_profile(ints, floats, running, obs, tail + GLOBAL_FEATURES)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def write_mask(ints, queue, tables, mask, dirty):
     """Write the env's flat action mask of the state (all ones once done) into ``mask``, whose entries
     from ``dirty`` on (the last one, wait, aside) are known to be 0; returns the new such bound.
@@ -379,7 +380,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
     return status
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done):
     """Apply ``action`` (the env's encoding, or ``ADVANCE``) and advance to the next decision epoch: the
     family's one transition (the single env's ``step``, the batched ``step_rows``, the fast path).
@@ -559,16 +560,24 @@ def _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, re
         extra -= x
         revenue[i] = _revenue(queue, tables, i, x, cap)
     while extra > 0:
-        best = -1
+        best, second = -1, -1  # the highest revenue (ties to the earlier job) and the highest of the others
         for i in range(q):
             if revenue[i] > 0.0 and (best < 0 or revenue[i] > revenue[best]):
-                best = i
+                best, second = i, best
+            elif revenue[i] > 0.0 and (second < 0 or revenue[i] > revenue[second]):
+                second = i
         if best < 0:
             break
         job = np.int64(queue[best, Q_JOB])
-        count_of[job] += 1
-        extra -= 1
-        revenue[best] = _revenue(queue, tables, best, count_of[job], cap)
+        while extra > 0:  # best takes processors while it stays the scan's choice: no other revenue moves
+            count_of[job] += 1
+            extra -= 1
+            value = _revenue(queue, tables, best, count_of[job], cap)
+            revenue[best] = value
+            if not value > 0.0:
+                break
+            if second >= 0 and not (value > revenue[second] or (value == revenue[second] and best < second)):
+                break
 
 
 @numba.njit(cache=True)
@@ -659,9 +668,13 @@ def _fit(row, target, tables):
 
 
 @numba.njit(cache=True)
-def _candidate(j, slot, procs, ints, floats, queue, running, tables, reserved, shadow, spare, candidates, cmask, robs):
+def _candidate(
+    j, slot, procs, ints, floats, queue, running, tables, reserved, shadow, spare, candidates, cmask, obs, robs
+):  # fmt: skip
     """Candidate ``j`` = start window slot ``slot`` on ``procs`` (0: none) processors: its pair, mask
-    entry (fits now, and no earlier candidate is the same pair) and features (Observation Space)."""
+    entry (fits now, and no earlier candidate is the same pair) and features (Observation Space). The
+    features the flat observation ``obs`` already holds (the slot's waiting time, the log runtime on the
+    fastest count) are read from it and the queue row: the same numbers, computed once."""
     m, free, now, scale = ints[N_PROCS], ints[FREE], floats[TIME], floats[SCALE]
     candidates[j, 0], candidates[j, 1] = slot, procs
     row = queue[slot]
@@ -675,11 +688,11 @@ def _candidate(j, slot, procs, ints, floats, queue, running, tables, reserved, s
     base = CANDIDATE_FEATURES * j
     robs[base] = allowed
     robs[base + 1] = 1.0
-    robs[base + 2] = math.log1p((now - row[Q_SUBMIT]) / scale)
+    robs[base + 2] = obs[SLOT_FEATURES * slot + 1]  # log1p((now - submit) / scale), see _observe
     robs[base + 3] = row[Q_LOG_SIZE]
     robs[base + 4] = procs / m
     if at < np.inf:
-        robs[base + 5] = math.log1p(at / scale)
+        robs[base + 5] = row[Q_LOG_FASTEST] if procs == row[Q_FASTEST_COUNT] else math.log1p(at / scale)
         robs[base + 6] = slot == 0 or not reserved or now + at <= shadow or procs <= spare
     robs[base + 7] = slot / ints[MAX_JOBS]
 
@@ -730,7 +743,7 @@ def rank(
     else:
         _candidate(
             0, first // m, first % m + 1, ints, floats, queue, running, tables, reserved, shadow, spare, candidates,
-            cmask, robs,
+            cmask, obs, robs,
         )  # fmt: skip
     for i in range(min(ints[N_QUEUED], max_jobs)):
         row = queue[i]
@@ -745,7 +758,7 @@ def rank(
         for k in range(WIDTH_KINDS):
             _candidate(
                 1 + WIDTH_KINDS * i + k, i, widths[k], ints, floats, queue, running, tables, reserved, shadow, spare,
-                candidates, cmask, robs,
+                candidates, cmask, obs, robs,
             )  # fmt: skip
     cmask[last] = first != max_jobs * m and _can_wait(ints)
     robs[CANDIDATE_FEATURES * last] = cmask[last]
