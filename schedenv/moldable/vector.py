@@ -1,9 +1,10 @@
 """A native batched ``Moldable-v0``: B copies stepped in one compiled call (docs/api/vector.md).
 
 ``gym.make_vec("schedenv/Moldable-v0", num_envs=B, **kwargs)`` builds it (the id's
-``vector_entry_point``). Each copy runs the single env's compiled step (``kernel.step``: decision,
-advance, observation, mask) on its own rows of batched arrays and draws its job set with the single
-env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs reset
+``vector_entry_point``). Each copy runs the single env's compiled transition and observation
+(``kernel.step_rows``: fallback, ``transition``, ``_observe``) on its own rows of batched arrays, its
+mask written from its state only when asked (``kernel.mask_rows``), and draws its job set with the
+single env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs reset
 with seeds s, s+1, ..., i.e. ``gym.make_vec(..., vectorization_mode="sync")``, bit for bit:
 observations, rewards, terminations, masks (``tests/moldable/test_vector.py``). Copies are stepped
 one after the other in one thread (see ``schedenv.malleable.vector`` for why: run one process per
