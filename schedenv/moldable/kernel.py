@@ -27,7 +27,7 @@ they hold >= 1 processor each.
 ``vector.MoldableVectorEnv``, whose masks (4 KB a copy with the defaults) are written only when asked
 (``mask_rows``), not kept per copy at every step. The small helpers of a step are inlined into their
 callers (``inline="always"``: numba counts a reference in and out for every array argument of a call);
-``transition``, ``_observe`` and ``write_mask`` are not (inlined, they tripled the first compile and
+``transition``, ``_observe`` and ``write_mask`` are not (inlined, they more than doubled the first compile and
 gained nothing measurable). Kernels that call each
 other share this module because numba's ``cache=True`` only watches the file a jitted function is
 defined in.
