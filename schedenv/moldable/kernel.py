@@ -4,27 +4,33 @@ Same semantics as ``ReferenceCore`` (``core.py``) over the pure simulator (``sim
 the specification: ``tests/moldable/test_fast_core.py`` steps both with the same actions and
 compares observations, masks, rewards, elapsed times, completion records and state views.
 
-One call of ``step`` applies the decision (start a window slot on some count, or wait), advances
-through arrivals and completions to the next decision epoch exactly as ``MoldableSim`` does, then
-writes the observation and the action mask. Jobs live in preallocated arrays: the queue as rows
-``[job, submit, size, fastest, fastest count, n_min, requested, all counts allowed, log1p(size /
-scale), log1p(fastest / scale), L, A, sigma, table]`` in FCFS order (the ``Q_*`` columns), the
-running jobs as rows ``[job, start, end, procs, submit, size]`` in start order, with a last column
-``R_BY_END`` that lists their rows by end time (kept in order as jobs start and end, so the next
-completion and the release profile are read off it, not sorted at every step). A runtime T(n) is not
-stored: ``runtime`` gives it from the job's table or Downey's formula (the same operations as
-``DowneySpeedup.formula``), so a queued job costs 14 numbers whatever m (what B copies stepped one
-after the other keep in cache) and memory stays flat over long traces. An observation clears only
-the mask entries the last one may have set (``ints[MASK_SET]``). When the queue is full, the kernel
-stops before the arrival that needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue
-and calls again with ``ADVANCE``, which resumes where it stopped. Finished jobs go to a buffer of m
-rows: one step completes at most the jobs running after its decision (no job starts while the kernel
-advances), and they hold >= 1 processor each.
+One call of ``step`` applies the decision (start a window slot on some count, or wait) and advances
+through arrivals and completions to the next decision epoch exactly as ``MoldableSim`` does (the
+family's one ``transition``), then writes the observation and the action mask. Jobs live in
+preallocated arrays: the queue as rows ``[job, submit, size, fastest, fastest count, n_min,
+requested, all counts allowed, log1p(size / scale), log1p(fastest / scale), L, A, sigma, table]`` in
+FCFS order (the ``Q_*`` columns), the running jobs as rows ``[job, start, end, procs, submit, size]``
+in start order, with a last column ``R_BY_END`` that lists their rows by end time (kept in order as
+jobs start and end, so the next completion and the release profile are read off it, not sorted at
+every step). A runtime T(n) is not stored: ``runtime`` gives it from the job's table or Downey's
+formula (the same operations as ``DowneySpeedup.formula``), so a queued job costs 14 numbers whatever
+m (what B copies stepped one after the other keep in cache) and memory stays flat over long traces.
+The mask is a function of the state (``write_mask``); the single env's clears only the entries the
+last one may have set (``ints[MASK_SET]``). When the queue is full, the kernel stops before the
+arrival that needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue and calls again
+with ``ADVANCE``, which resumes where it stopped. Finished jobs go to a buffer of m rows: one step
+completes at most the jobs running after its decision (no job starts while the kernel advances), and
+they hold >= 1 processor each.
 
 ``step`` is driven by ``fast.FastCore`` (the single env) and by ``schedenv.fastpath.moldable``;
-``start_rows`` and ``step_rows`` run it for the B copies of ``vector.MoldableVectorEnv``. Kernels that
-call each other share this module because numba's ``cache=True`` only watches the file a jitted
-function is defined in.
+``start_rows`` and ``step_rows`` run ``transition`` and the observation for the B copies of
+``vector.MoldableVectorEnv``, whose masks (4 KB a copy with the defaults) are written only when asked
+(``mask_rows``), not kept per copy at every step. The small helpers of a step are inlined into their
+callers (``inline="always"``: numba counts a reference in and out for every array argument of a call);
+``transition``, ``_observe`` and ``write_mask`` are not (inlined, they more than doubled the first compile and
+gained nothing measurable). Kernels that call each
+other share this module because numba's ``cache=True`` only watches the file a jitted function is
+defined in.
 """
 
 from __future__ import annotations
@@ -77,7 +83,7 @@ OK, INVALID, NEED_QUEUE = range(3)
 """Kernel statuses."""
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def runtime(row, procs, tables):
     """T(procs) of the queued job ``row``: its table's entry (``inf``: not allowed), or L / S(procs) with
     ``DowneySpeedup.formula``'s branches and operations."""
@@ -99,7 +105,7 @@ def runtime(row, procs, tables):
     return L / speedup
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _counts_to_scan(row, m):
     """The counts 1 .. c whose runtimes decide the queued job ``row``'s fastest count and n_min: m for a
     table job; for a Downey job the first count on which ``runtime`` takes its constant branch
@@ -122,7 +128,7 @@ def runtime_rows(queue, tables, m):
     return rows
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
     """Queue the jobs that have arrived by now (``MoldableSim._arrive_due``); False when the queue is full."""
     m, n_jobs, now = ints[N_PROCS], ints[N_JOBS], floats[TIME]
@@ -164,7 +170,7 @@ def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _has_decision(ints, queue):
     """Some window job fits in the free processors (``MoldableSim.has_decision``)."""
     w = min(ints[N_QUEUED], ints[MAX_JOBS])
@@ -174,17 +180,17 @@ def _has_decision(ints, queue):
     return False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def is_done(ints):
     return ints[NEXT_ARRIVAL] == ints[N_JOBS] and ints[N_QUEUED] + ints[N_RUNNING] == 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _can_wait(ints):
     return ints[N_RUNNING] > 0 or ints[NEXT_ARRIVAL] < ints[N_JOBS]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _next_event(ints, floats, running, arrivals_f, done):
     """Advance to the next arrival or completion and complete what ends then (``MoldableSim._next_event``)."""
     n = ints[N_RUNNING]
@@ -197,8 +203,15 @@ def _next_event(ints, floats, running, arrivals_f, done):
     floats[ACCRUED] += accrued
     floats[TOTAL_OBJECTIVE] += accrued
     floats[TIME] = t
-    kept = 0
-    for r in range(n):
+    ended = 0  # the jobs ending by t lead the by-end order: an arrival with none reads no running row
+    while ended < n and running[np.int64(running[ended, R_BY_END]), R_END] <= t:
+        ended += 1
+    if ended == 0:
+        return
+    kept = n  # rows before the first ended one stay where they are
+    for e in range(ended):
+        kept = min(kept, np.int64(running[e, R_BY_END]))
+    for r in range(kept, n):
         if running[r, R_END] <= t:
             d = ints[N_DONE]
             done[d, D_JOB] = running[r, R_JOB]
@@ -219,7 +232,7 @@ def _next_event(ints, floats, running, arrivals_f, done):
     _drop_ended(running, n - kept, n)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _drop_ended(running, ended, n):
     """The by-end order after the ``ended`` first of its ``n`` jobs (those ending by now) left and the
     rows after them moved up: each remaining row loses one per ended row before it."""
@@ -236,15 +249,13 @@ def _drop_ended(running, ended, n):
 
 
 @numba.njit(cache=True)
-def _observe(ints, floats, queue, running, tables, obs, mask):
-    """The env's observation (Observation Space table) and action mask (all ones once done)."""
+def _observe(ints, floats, queue, running, tables, obs):
+    """The env's observation (Observation Space table)."""
     m, max_jobs, q, n_run, free = ints[N_PROCS], ints[MAX_JOBS], ints[N_QUEUED], ints[N_RUNNING], ints[FREE]
     now, scale = floats[TIME], floats[SCALE]
     w = min(q, max_jobs)
     for k in range(obs.size):  # plain loops, not slice assignments: these run at every step, and a slice is a view
         obs[k] = 0.0
-    for k in range(ints[MASK_SET]):
-        mask[k] = 0
     for i in range(w):  # queue[i, column], not a row view: a view costs more than these reads
         base = SLOT_FEATURES * i
         count = np.int64(min(queue[i, Q_FASTEST_COUNT], max(free, 1)))
@@ -279,24 +290,40 @@ def _observe(ints, floats, queue, running, tables, obs, mask):
         obs[tail + 5] = math.log1p(soonest / scale)
         obs[tail + 6] = math.log1p(busy / (m * scale))
         _release_profile(ints, floats, running, obs, tail + GLOBAL_FEATURES)
-    if is_done(ints):
-        mask[:] = 1
-        ints[MASK_SET] = mask.size
-        return
-    ints[MASK_SET] = w * m
-    for i in range(w):
-        start = i * m
-        if queue[i, Q_ALL_COUNTS]:  # Downey jobs: no runtime to read
-            for k in range(start, start + free):
-                mask[k] = 1
-            continue
-        table = np.int64(queue[i, Q_TABLE])
-        for k in range(free):  # an unconditional store vectorises (8x faster than a guarded one)
-            mask[start + k] = tables[table, k] < np.inf
-    mask[mask.size - 1] = _can_wait(ints)
 
 
 @numba.njit(cache=True)
+def write_mask(ints, queue, tables, mask, dirty):
+    """Write the env's flat action mask of the state (all ones once done) into ``mask``, whose entries
+    from ``dirty`` on (the last one, wait, aside) are known to be 0; returns the new such bound.
+
+    The mask is a function of the state (window, free processors, runtimes), so it is written where it
+    is needed: the single env's ``mask`` after every step (``dirty`` its previous bound, so only what
+    the last mask may have set is cleared), a fresh array for the batched env's ``action_masks()``
+    (``dirty`` the wait entry's index), one scratch row for the batched step's fallback.
+    """
+    if is_done(ints):
+        mask[:] = 1
+        return mask.size
+    # slice assignments, not loops over an offset index: numba's slices compile to wide stores, the loops
+    # to byte stores (3 to 15x slower on the batched env's masks)
+    mask[: min(dirty, mask.size - 1)] = 0
+    m, free = ints[N_PROCS], ints[FREE]
+    w = min(ints[N_QUEUED], ints[MAX_JOBS])
+    downey = tables.shape[0] == 0  # every job a Downey job: no queue row to read
+    for i in range(w):
+        start = i * m
+        if downey or queue[i, Q_ALL_COUNTS]:  # Downey jobs: no runtime to read
+            mask[start : start + free] = 1
+        else:
+            table = np.int64(queue[i, Q_TABLE])
+            for k in range(free):  # an unconditional store vectorises (8x faster than a guarded one)
+                mask[start + k] = tables[table, k] < np.inf
+    mask[mask.size - 1] = _can_wait(ints)
+    return w * m
+
+
+@numba.njit(cache=True, inline="always")
 def _release_profile(ints, floats, running, obs, start):
     """(remaining time, processors) of the first ``MAX_RUNNING`` running jobs by end time, ties by row
     (numpy's stable argsort): the first entries of the by-end order (``R_BY_END``)."""
@@ -307,7 +334,7 @@ def _release_profile(ints, floats, running, obs, start):
         obs[start + RELEASE_FEATURES * j + 1] = running[r, R_PROCS] / m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _fallback(action, mask, m):
     """The valid action closest to a masked ``action`` (the env's ``invalid_action`` rule).
 
@@ -340,7 +367,23 @@ def fallback_action(action: int, mask: np.ndarray, n_procs: int) -> int:
 
 @numba.njit(cache=True)
 def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, mask):
-    """Apply ``action`` (the env's encoding, or ``ADVANCE``), advance to the next decision epoch, observe.
+    """Apply ``action`` (the env's encoding, or ``ADVANCE``), advance to the next decision epoch, observe
+    and write the mask (``transition``, ``_observe``, ``write_mask``).
+
+    Returns a status: ``INVALID`` (nothing changed), ``NEED_QUEUE`` (grow the queue, then call
+    again with ``ADVANCE``) or ``OK``.
+    """
+    status = transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done)
+    if status == OK:
+        _observe(ints, floats, queue, running, tables, obs)
+        ints[MASK_SET] = write_mask(ints, queue, tables, mask, ints[MASK_SET])
+    return status
+
+
+@numba.njit(cache=True)
+def transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done):
+    """Apply ``action`` (the env's encoding, or ``ADVANCE``) and advance to the next decision epoch: the
+    family's one transition (the single env's ``step``, the batched ``step_rows``, the fast path).
 
     Returns a status: ``INVALID`` (nothing changed), ``NEED_QUEUE`` (grow the queue, then call
     again with ``ADVANCE``) or ``OK``.
@@ -388,7 +431,6 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
         if _has_decision(ints, queue) or is_done(ints):
             break
         _next_event(ints, floats, running, arrivals_f, done)
-    _observe(ints, floats, queue, running, tables, obs, mask)
     return OK
 
 
@@ -427,7 +469,7 @@ TURNAROUND, WAITING, RUNTIME, SLOWDOWN, BUSY, LAST, EPOCHS, OVERFLOW = range(8)
 the completed jobs, the last completion, decision epochs and epochs with jobs outside the window."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _finish(i, penalty, ints, floats, done, stats, rewards, invalid):
     """After copy i's step: its reward and its episode sums (as ``MoldableEnv.step`` counts them)."""
     row_ints = ints[i]
@@ -452,39 +494,35 @@ def _finish(i, penalty, ints, floats, done, stats, rewards, invalid):
 @numba.njit(cache=True)
 def step_rows(
     rows, actions, penalty, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, core_length,
-    mask, stats, rewards, invalid, status,
+    scratch, stats, rewards, invalid, status,
 ):  # fmt: skip
     """One ``MoldableEnv.step`` for each copy in ``rows`` (``actions`` in range; ``ADVANCE`` resumes a copy
-    that stopped with ``NEED_QUEUE`` after its queue grew). A masked action takes its fallback."""
+    that stopped with ``NEED_QUEUE`` after its queue grew). A masked action takes its fallback: each
+    copy's mask is written to the one row ``scratch`` (it stays in cache), not kept per copy."""
+    dirty = scratch.size
     for r in range(rows.size):
         i = rows[r]
+        # each view of a copy's rows is made once: making one costs a reference count in and out
+        copy_ints, copy_floats, copy_queue, copy_running = ints[i], floats[i], queue[i], running[i]
         action = actions[i]
         if action != ADVANCE:
-            invalid[i] = mask[i, action] == 0
+            dirty = write_mask(copy_ints, copy_queue, tables, scratch, dirty)
+            invalid[i] = scratch[action] == 0
             if invalid[i]:
-                action = _fallback(action, mask[i], ints[i, N_PROCS])
-        status[i] = step(
-            action, ints[i], floats[i], queue[i], running[i], arrivals_f[i], arrivals_i[i], tables, done[i],
-            obs[i, :core_length], mask[i],
-        )  # fmt: skip
+                action = _fallback(action, scratch, copy_ints[N_PROCS])
+        status[i] = transition(
+            action, copy_ints, copy_floats, copy_queue, copy_running, arrivals_f[i], arrivals_i[i], tables, done[i]
+        )
         if status[i] == OK:
+            _observe(copy_ints, copy_floats, copy_queue, copy_running, tables, obs[i, :core_length])
             _finish(i, penalty, ints, floats, done, stats, rewards, invalid)
 
 
 @numba.njit(cache=True)
-def copy_masks(mask, ints):
-    """A copy of the batched flat masks ``mask`` (one row per copy) that reads only what each copy's
-    last observation may have set (its first ``ints[MASK_SET]`` entries and the wait entry): the
-    entries in between are 0 (``_observe``), so they are written without being read."""
-    copied = np.empty_like(mask)
-    n = mask.shape[1]
-    for i in range(mask.shape[0]):
-        k = min(ints[i, MASK_SET], n)
-        for j in range(k):  # a plain loop vectorises; a slice assignment between arrays copies element-wise
-            copied[i, j] = mask[i, j]
-        copied[i, k:] = 0
-        copied[i, n - 1] = mask[i, n - 1]
-    return copied
+def mask_rows(ints, queue, tables, masks):
+    """The flat action masks of every copy (``write_mask``) into ``masks`` (one row per copy, any contents)."""
+    for i in range(masks.shape[0]):
+        write_mask(ints[i], queue[i], tables, masks[i], masks.shape[1] - 1)
 
 
 @numba.njit(cache=True)
@@ -522,16 +560,24 @@ def _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, re
         extra -= x
         revenue[i] = _revenue(queue, tables, i, x, cap)
     while extra > 0:
-        best = -1
+        best, second = -1, -1  # the highest revenue (ties to the earlier job) and the highest of the others
         for i in range(q):
             if revenue[i] > 0.0 and (best < 0 or revenue[i] > revenue[best]):
-                best = i
+                best, second = i, best
+            elif revenue[i] > 0.0 and (second < 0 or revenue[i] > revenue[second]):
+                second = i
         if best < 0:
             break
         job = np.int64(queue[best, Q_JOB])
-        count_of[job] += 1
-        extra -= 1
-        revenue[best] = _revenue(queue, tables, best, count_of[job], cap)
+        while extra > 0:  # best takes processors while it stays the scan's choice: no other revenue moves
+            count_of[job] += 1
+            extra -= 1
+            value = _revenue(queue, tables, best, count_of[job], cap)
+            revenue[best] = value
+            if not value > 0.0:
+                break
+            if second >= 0 and not (value > revenue[second] or (value == revenue[second] and best < second)):
+                break
 
 
 @numba.njit(cache=True)
@@ -622,9 +668,13 @@ def _fit(row, target, tables):
 
 
 @numba.njit(cache=True)
-def _candidate(j, slot, procs, ints, floats, queue, running, tables, reserved, shadow, spare, candidates, cmask, robs):
+def _candidate(
+    j, slot, procs, ints, floats, queue, running, tables, reserved, shadow, spare, candidates, cmask, obs, robs
+):  # fmt: skip
     """Candidate ``j`` = start window slot ``slot`` on ``procs`` (0: none) processors: its pair, mask
-    entry (fits now, and no earlier candidate is the same pair) and features (Observation Space)."""
+    entry (fits now, and no earlier candidate is the same pair) and features (Observation Space). The
+    features the flat observation ``obs`` already holds (the slot's waiting time, the log runtime on the
+    fastest count) are read from it and the queue row: the same numbers, computed once."""
     m, free, now, scale = ints[N_PROCS], ints[FREE], floats[TIME], floats[SCALE]
     candidates[j, 0], candidates[j, 1] = slot, procs
     row = queue[slot]
@@ -638,11 +688,11 @@ def _candidate(j, slot, procs, ints, floats, queue, running, tables, reserved, s
     base = CANDIDATE_FEATURES * j
     robs[base] = allowed
     robs[base + 1] = 1.0
-    robs[base + 2] = math.log1p((now - row[Q_SUBMIT]) / scale)
+    robs[base + 2] = obs[SLOT_FEATURES * slot + 1]  # log1p((now - submit) / scale), see _observe
     robs[base + 3] = row[Q_LOG_SIZE]
     robs[base + 4] = procs / m
     if at < np.inf:
-        robs[base + 5] = math.log1p(at / scale)
+        robs[base + 5] = row[Q_LOG_FASTEST] if procs == row[Q_FASTEST_COUNT] else math.log1p(at / scale)
         robs[base + 6] = slot == 0 or not reserved or now + at <= shadow or procs <= spare
     robs[base + 7] = slot / ints[MAX_JOBS]
 
@@ -693,7 +743,7 @@ def rank(
     else:
         _candidate(
             0, first // m, first % m + 1, ints, floats, queue, running, tables, reserved, shadow, spare, candidates,
-            cmask, robs,
+            cmask, obs, robs,
         )  # fmt: skip
     for i in range(min(ints[N_QUEUED], max_jobs)):
         row = queue[i]
@@ -708,7 +758,7 @@ def rank(
         for k in range(WIDTH_KINDS):
             _candidate(
                 1 + WIDTH_KINDS * i + k, i, widths[k], ints, floats, queue, running, tables, reserved, shadow, spare,
-                candidates, cmask, robs,
+                candidates, cmask, obs, robs,
             )  # fmt: skip
     cmask[last] = first != max_jobs * m and _can_wait(ints)
     robs[CANDIDATE_FEATURES * last] = cmask[last]

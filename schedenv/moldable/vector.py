@@ -1,9 +1,10 @@
 """A native batched ``Moldable-v0``: B copies stepped in one compiled call (docs/api/vector.md).
 
 ``gym.make_vec("schedenv/Moldable-v0", num_envs=B, **kwargs)`` builds it (the id's
-``vector_entry_point``). Each copy runs the single env's compiled step (``kernel.step``: decision,
-advance, observation, mask) on its own rows of batched arrays and draws its job set with the single
-env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs reset
+``vector_entry_point``). Each copy runs the single env's compiled transition and observation
+(``kernel.step_rows``: fallback, ``transition``, ``_observe``) on its own rows of batched arrays, its
+mask written from its state only when asked (``kernel.mask_rows``), and draws its job set with the
+single env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs reset
 with seeds s, s+1, ..., i.e. ``gym.make_vec(..., vectorization_mode="sync")``, bit for bit:
 observations, rewards, terminations, masks (``tests/moldable/test_vector.py``). Copies are stepped
 one after the other in one thread (see ``schedenv.malleable.vector`` for why: run one process per
@@ -62,8 +63,8 @@ from schedenv.moldable.kernel import (
     TURNAROUND,
     WAITING,
     arrival_arrays,
-    copy_masks,
     initial_policy_state,
+    mask_rows,
     rank_rows,
     start_rows,
     step_rows,
@@ -106,7 +107,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         self._obs = np.zeros((b, length), dtype=np.float32)
         if template.observe_params:
             self._obs[:, core_length:] = template.scenario_params  # constant: the kernel writes the core only
-        self._mask = np.zeros((b, template.max_jobs * m + 1), dtype=np.int8)
+        self._scratch = np.zeros(template.max_jobs * m + 1, dtype=np.int8)  # step_rows' mask row
         # the ranked mode: the flat observation the step writes, HRF-EASY's state and the candidates per copy
         self._flat_obs = np.zeros((b, self._core_length), dtype=np.float32) if self._ranked else self._obs
         self._ranked_obs = self._obs[:, :core_length]
@@ -117,20 +118,22 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         self._counts = np.zeros((b, template.max_jobs), dtype=np.int64)
         self._candidates, self._candidate_mask = np.zeros((b, k, 2), dtype=np.int64), np.zeros((b, k), dtype=np.int8)
         self._masked = np.zeros(b, dtype=np.bool_)
-        self._masks_now: np.ndarray | None = None  # action_masks() of the current state (None: not computed yet)
         self._stats = np.zeros((b, 8))
         self._rewards, self._invalid = np.zeros(b), np.zeros(b, dtype=np.bool_)
         self._status = np.zeros(b, dtype=np.int64)
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``."""
-        if self._masks_now is None:  # computed once per state: info["action_mask"] and MaskablePPO both ask
-            self._masks_now = self._mask
-            if self._ranked:
-                self._masks_now = self._candidate_mask
-            elif self._factored:
-                self._masks_now = factored_mask(self._mask, self.max_jobs, self.n_procs)
-        return copy_masks(self._masks_now, self._ints) if self._masks_now is self._mask else self._masks_now.copy()
+        if self._ranked:
+            return self._candidate_mask.copy()
+        flat = self._flat_masks()
+        return factored_mask(flat, self.max_jobs, self.n_procs) if self._factored else flat
+
+    def _flat_masks(self) -> np.ndarray:
+        """(num_envs, max_jobs n_procs + 1) int8: each copy's flat mask, written from its state (a fresh array)."""
+        masks = np.empty((self.num_envs, self._scratch.size), dtype=np.int8)
+        mask_rows(self._ints, self._queue, self._tables, masks)
+        return masks
 
     # ----------------------------------------------------------------- the family's hooks
     def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,19 +164,18 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         else:
             flat = self._integer_actions(actions, self.n_actions, f"[0, {self.n_actions})")
         if self.template.invalid_action == "raise":
-            self._refuse_masked(self._mask, flat, stepping, "they do not fit those copies' states")
+            self._refuse_masked(self._flat_masks(), flat, stepping, "they do not fit those copies' states")
         return flat
 
     def _kernel_arrays(self) -> tuple[Any, ...]:
         return (
             self._ints, self._floats, self._queue, self._running, self._arrivals_f, self._arrivals_i, self._tables,
-            self._done, self._flat_obs, self._core_length, self._mask, self._stats, self._rewards, self._invalid,
+            self._done, self._flat_obs, self._core_length, self._scratch, self._stats, self._rewards, self._invalid,
             self._status,
         )  # fmt: skip
 
     def _run(self, rows: np.ndarray, actions: np.ndarray) -> None:
         """Step (or start, with ``ADVANCE``) the copies ``rows``; grow the queue while some copy needs it."""
-        self._masks_now = None
         step_rows(rows, actions, self._penalty, *self._kernel_arrays())
         while True:
             waiting = rows[self._status[rows] == NEED_QUEUE]
@@ -194,6 +196,8 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             step_rows(waiting, advance, self._penalty, *self._kernel_arrays())
 
     def _reset_rows(self, rows: np.ndarray) -> None:
+        if not rows.size:  # the base asks at every step, mostly for no copy
+            return
         template = self.template
         for i in rows:
             if self._fixed is not None:
