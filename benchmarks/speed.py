@@ -503,7 +503,8 @@ def settings_section(
 
     Per config, one fresh model per variant (as ``train`` builds it, warmed up by one rollout), then
     ``rounds`` rounds in which every variant learns ``rollouts`` more rollouts in turn (the machine's
-    load falls on all variants alike); the median round is reported with the range. Learning only: no
+    load falls on all variants alike); the median round (the faster of two) is reported with the range, and that
+    round's split into rollout and update. Learning only: no
     validation, checkpoint or warm start. "same model" says whether 2 torch threads train the
     bit-identical model of 1 thread (parameters after two rollouts from the same seed).
     """
@@ -532,7 +533,7 @@ def settings_section(
         for label, model in models.items():
             samples = rollouts * model.n_envs * model.n_steps
             rates = sorted(samples / (rollout + update) for rollout, update in timings[label])
-            middle = sorted(timings[label], key=lambda pair: pair[0] + pair[1])[len(timings[label]) // 2]
+            middle = sorted(timings[label], key=lambda pair: -(pair[0] + pair[1]))[len(timings[label]) // 2]
             results[f"{name}, {label}"] = {
                 "config": name,
                 "settings": label,
