@@ -16,7 +16,7 @@ import json
 import pickle
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,8 @@ class AtomicCheckpointCallback(BaseCallback):
         self.every = every
         self.save_replay_buffer = save_replay_buffer
         self._last_saved = -1
+        self.seconds = 0.0
+        """Wall time spent writing checkpoints so far."""
 
     def _on_training_start(self) -> None:
         self._last_saved = self.model.num_timesteps
@@ -77,6 +79,7 @@ class AtomicCheckpointCallback(BaseCallback):
 
     def save(self) -> None:
         """Write the checkpoint at the model's current step count (the training state first, the model last)."""
+        started = time.perf_counter()
         steps = self.model.num_timesteps
         paths = checkpoint_paths(self.run_dir, steps)
         state = TrainingState.capture(self.model)
@@ -88,6 +91,40 @@ class AtomicCheckpointCallback(BaseCallback):
             write_atomic(paths.replay_buffer, buffer.getvalue())
         save_model(self.model, self.model.get_vec_normalize_env(), paths.model, paths.vecnormalize)
         self._last_saved = steps
+        self.seconds += time.perf_counter() - started
+
+
+class RolloutTimer(BaseCallback):
+    """Wall time of the rollouts and of the updates between them, for ``agents.train.TrainResult.phases``.
+
+    First in the callback list, so that what the other callbacks do at a rollout's start or at a step
+    (checkpoints, validations) falls inside the measured rollout windows; ``excluded()`` (their total
+    seconds so far) is read at each window's ends and its growth left out of the rollout time.
+    """
+
+    def __init__(self, excluded: Callable[[], float]) -> None:
+        super().__init__()
+        self.excluded = excluded
+        self.rollout_seconds = 0.0
+        """Time inside rollouts so far (the env steps and the policy's forward passes), ``excluded`` left out."""
+        self.update_seconds = 0.0
+        """Time from each rollout's end to the next rollout's start (the update and its logging)."""
+        self.last_end: float | None = None
+        """When the last rollout ended (None before the first)."""
+        self._started, self._excluded_at_start = 0.0, 0.0
+
+    def _on_rollout_start(self) -> None:
+        self._started = time.perf_counter()
+        if self.last_end is not None:
+            self.update_seconds += self._started - self.last_end
+        self._excluded_at_start = self.excluded()
+
+    def _on_rollout_end(self) -> None:
+        self.last_end = time.perf_counter()
+        self.rollout_seconds += self.last_end - self._started - (self.excluded() - self._excluded_at_start)
+
+    def _on_step(self) -> bool:
+        return True
 
 
 class ReferenceEvalCallback(BaseCallback):
@@ -129,6 +166,8 @@ class ReferenceEvalCallback(BaseCallback):
         self.initial_row: dict[str, Any] | None = None
         """A ``measure`` of the policy before the first update (a warm start's clone), recorded as the run's
         first evaluation when training starts, so that it competes for ``best_model.zip``."""
+        self.seconds = 0.0
+        """Wall time of the validations so far (the paper policy's included) and of saving ``best_model.zip``."""
 
     def _on_training_start(self) -> None:
         self._last_evaluated = self.model.num_timesteps
@@ -144,6 +183,7 @@ class ReferenceEvalCallback(BaseCallback):
 
     def measure(self, model: BaseAlgorithm) -> dict[str, Any]:
         """``model`` and the paper policy on the validation seeds: the row of one evaluation (nothing logged)."""
+        began = time.perf_counter()
         if self._reference_result is None:
             self._reference_result = evaluate_fast(self.env_id, self.reference, self.seeds, **self.env_kwargs)
         started = time.perf_counter()
@@ -151,6 +191,7 @@ class ReferenceEvalCallback(BaseCallback):
         rows = play_batched(agent.act_batch, self.env_id, self.seeds, self.env_kwargs)
         mine = np.array([row[self.metric] for row in rows])
         theirs = self._reference_result.values(self.metric)
+        self.seconds += time.perf_counter() - began
         return {
             "timesteps": int(model.num_timesteps),
             "metric": self.metric,
@@ -171,6 +212,7 @@ class ReferenceEvalCallback(BaseCallback):
     def _record(self, row: dict[str, Any]) -> dict[str, Any]:
         """Keep the current model as ``best_model.zip`` if ``row`` is the best so far; log and append ``row``."""
         if row["ratio"] < self.best_ratio:
+            started = time.perf_counter()
             self.best_ratio = row["ratio"]
             save_model(
                 self.model,
@@ -178,6 +220,7 @@ class ReferenceEvalCallback(BaseCallback):
                 self.run_dir / BEST_MODEL,
                 self.run_dir / BEST_VECNORMALIZE,
             )
+            self.seconds += time.perf_counter() - started
         self.logger.record(f"eval/{self.metric}", row["mean"])
         self.logger.record(f"eval/reference_{self.metric}", row["reference_mean"])
         self.logger.record("eval/ratio", row["ratio"])

@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import pickle
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 import torch
+import torch.nn.functional as F
 from gymnasium import spaces
+from sb3_contrib.common.maskable.distributions import MaskableDistribution
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.distributions import DiagGaussianDistribution
+from stable_baselines3.common.policies import ActorCriticPolicy, BaseModel, BasePolicy
+from stable_baselines3.common.torch_layers import FlattenExtractor, MlpExtractor
 from stable_baselines3.common.vec_env import VecNormalize
+from torch import nn
 
 from agents.algorithms import algorithm_class, get_algorithm
 from agents.runs import Checkpoint, best_model, final_model, read_config
@@ -67,23 +74,23 @@ class AgentContender:
         """Actions for a batch of observations (one row per env copy), for ``agents.assess.play_batched``.
 
         ``masks`` (B x n) is used by MaskablePPO; the actions are the policy's (deterministic) choices,
-        the same as ``act`` gives row by row. The policy's forward pass is called directly (SB3's
-        ``predict`` minus its per-call checks and train/eval switch, which cost more than the network on
-        a batch of a few hundred rows), then Box actions are clipped or unscaled as ``predict`` does.
+        the same as ``act`` gives row by row. The forward pass is ``policy_actions`` (SB3's ``predict`` minus
+        its per-call checks, train/eval switch and module-call overhead, which cost more than the network on
+        the small batches of a validation), then Box actions are clipped or unscaled as ``predict`` does.
         """
-        obs = np.asarray(observations, dtype=np.float32)
-        if self.normalizer is not None:
-            obs = np.asarray(self.normalizer.normalize_obs(obs), dtype=np.float32)
         if self.uses_masks and masks is None:
             raise ValueError(f"{self.name} acts with action masks; the batched env gave none")
+        obs = np.asarray(observations, dtype=np.float32)
+        normalizer = self.normalizer
+        if normalizer is not None and normalizer.norm_obs:  # VecNormalize.normalize_obs without its deepcopy
+            obs = normalizer._normalize_obs(obs, normalizer.obs_rms).astype(np.float32)  # type: ignore[arg-type]
         policy = self.model.policy
         if policy.training:  # a model still being trained is switched to evaluation, once
             policy.set_training_mode(False)
-        extra = {"action_masks": masks} if self.uses_masks else {}
         obs_shape, action_shape = tuple(policy.observation_space.shape or ()), tuple(policy.action_space.shape or ())
         with torch.no_grad():
             tensor = torch.as_tensor(obs.reshape((-1, *obs_shape)), device=self.device)
-            found = policy._predict(tensor, deterministic=self.deterministic, **extra)
+            found = policy_actions(policy, tensor, masks if self.uses_masks else None, self.deterministic)
         actions = found.cpu().numpy().reshape((-1, *action_shape))
         if isinstance(policy.action_space, spaces.Box):
             if policy.squash_output:
@@ -93,6 +100,59 @@ class AgentContender:
 
     def __repr__(self) -> str:
         return f"AgentContender(name={self.name!r}, model={type(self.model).__name__})"
+
+
+def lean_forward(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """``module(x)`` with ``Linear``, ``ReLU``, ``Tanh`` and ``Flatten`` layers (alone or in an ``nn.Sequential``)
+    applied as the functions their ``forward`` calls (same kernels, same values) without ``nn.Module.__call__``'s
+    per-layer hook dispatch; any other layer is called as a module."""
+    layers = module if isinstance(module, nn.Sequential) else (module,)
+    for layer in layers:
+        kind = type(layer)
+        if kind is nn.Linear:
+            linear = cast(nn.Linear, layer)
+            x = F.linear(x, linear.weight, linear.bias)
+        elif kind is nn.ReLU and not layer.inplace:
+            x = torch.relu(x)
+        elif kind is nn.Tanh:
+            x = torch.tanh(x)
+        elif kind is nn.Flatten:
+            flatten = cast(nn.Flatten, layer)
+            x = x.flatten(flatten.start_dim, flatten.end_dim)
+        else:
+            x = layer(x)
+    return x
+
+
+def policy_actions(
+    policy: BasePolicy, observations: torch.Tensor, masks: np.ndarray | None, deterministic: bool
+) -> torch.Tensor:
+    """The actions SB3's ``policy._predict(observations, deterministic[, action_masks=masks])`` gives, bit for bit.
+
+    The actor's layers run through ``lean_forward`` (SB3's ``extract_features``, ``forward_actor`` and
+    ``action_net`` call the same functions); the deterministic Gaussian action is the mean itself (what
+    ``DiagGaussianDistribution.mode`` returns); any other action comes from the policy's own distribution
+    object, masked as ``MaskableActorCriticPolicy.get_distribution`` masks it. ``tests/agents/test_contender.py``
+    checks equality with ``predict`` for Box, Discrete and MultiDiscrete, masked, deterministic and sampled.
+    """
+    if not isinstance(policy, ActorCriticPolicy | MaskableActorCriticPolicy):
+        return policy._predict(observations, deterministic=deterministic)  # e.g. DQN, SAC
+    extractor = policy.pi_features_extractor
+    if type(extractor) is FlattenExtractor and isinstance(policy.observation_space, spaces.Box):
+        features = lean_forward(extractor.flatten, observations.float())  # preprocess_obs of a Box: .float()
+    else:
+        features = BaseModel.extract_features(policy, observations, extractor)
+    mlp = policy.mlp_extractor
+    latent = lean_forward(mlp.policy_net, features) if type(mlp) is MlpExtractor else mlp.forward_actor(features)
+    dist = policy.action_dist
+    if isinstance(dist, MaskableDistribution):
+        distribution = dist.proba_distribution(action_logits=lean_forward(policy.action_net, latent))
+        if masks is not None:
+            distribution.apply_masking(masks)
+        return distribution.get_actions(deterministic=deterministic)
+    if deterministic and type(dist) is DiagGaussianDistribution:
+        return lean_forward(policy.action_net, latent)
+    return policy._get_action_dist_from_latent(latent).get_actions(deterministic=deterministic)
 
 
 def load_normalizer(path: Path) -> VecNormalize | None:

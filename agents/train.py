@@ -32,7 +32,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 import schedenv
 from agents.algorithms import Algorithm, algorithm_class, check_compatible
-from agents.callbacks import AtomicCheckpointCallback, ReferenceEvalCallback, save_model
+from agents.callbacks import AtomicCheckpointCallback, ReferenceEvalCallback, RolloutTimer, save_model
 from agents.contender import load_normalizer
 from agents.extractors import SlotSetExtractor, slot_layout
 from agents.protocol import train_seeds, validation_seeds
@@ -302,6 +302,15 @@ class TrainResult:
     """The evaluations against the paper policy made during this call."""
     seconds: float
     """Wall time of learning."""
+    phases: dict[str, float] = field(default_factory=dict)
+    """Wall seconds of the call by phase (``PHASES``), adding up to its whole duration."""
+
+
+PHASES = ("start_up", "warm_start", "rollout", "update", "validation", "save")
+"""Where a ``train`` call spends its time (``TrainResult.phases``): start-up (envs, model, files), behaviour
+cloning (its validation excluded), rollouts (env steps and the policy's forward passes), updates (the
+gradient steps), validations (``ReferenceEvalCallback``, the paper policy's included) and saving (checkpoints,
+best and final models)."""
 
 
 def train(
@@ -325,6 +334,7 @@ def train(
     checkpoint (``agents.venv.TrainingState``), so on CPU it ends with the same model as an
     uninterrupted run of the same config. ``command`` is recorded in ``run.json`` (default: argv).
     """
+    entered = time.perf_counter()
     run_dir = Path(out)
     if resume and overwrite:
         raise ValueError("resume and overwrite exclude each other: continue the run in --out, or replace it")
@@ -380,20 +390,26 @@ def train(
         run_dir,
         algo.needs_masks,
     )
+    timer = RolloutTimer(lambda: checkpointer.seconds + evaluation.seconds)
+    warm_started = time.perf_counter()
     if config.warm_start is not None and resumed is None:
         _warm_start(model, config, env_kwargs, run_dir, evaluation)
+    warm_validation = evaluation.seconds
     progress = sys.stderr.isatty() if config.progress_bar is None else config.progress_bar
     started, cpu_started = time.perf_counter(), time.process_time()
     if config.timesteps > start:
         with _unchecked_distributions():
             model.learn(
                 total_timesteps=config.timesteps - start,
-                callback=[checkpointer, evaluation],
+                callback=[timer, checkpointer, evaluation],
                 reset_num_timesteps=start == 0,
                 tb_log_name="run",
                 progress_bar=progress,
             )
-        seconds = time.perf_counter() - started
+        learnt = time.perf_counter()
+        seconds = learnt - started
+        if timer.last_end is not None:  # the last update, after the last rollout
+            timer.update_seconds += learnt - timer.last_end
         checkpointer.save()
         if not evaluation.history or evaluation.history[-1]["timesteps"] != model.num_timesteps:
             evaluation.evaluate_now()
@@ -401,15 +417,27 @@ def train(
     else:
         seconds = 0.0
         print(f"{run_dir} is already at {start} >= {config.timesteps} steps; nothing to train", file=sys.stderr)
+    saving = time.perf_counter()
     if model.num_timesteps > start or not (run_dir / MODEL).is_file():  # else model.zip stays byte for byte
         save_model(model, model.get_vec_normalize_env(), run_dir / MODEL, run_dir / VECNORMALIZE)
     steps = model.num_timesteps - start
+    venv.close()
+    finished = time.perf_counter()
+    phases = {
+        "start_up": 0.0,
+        "warm_start": started - warm_started - warm_validation,
+        "rollout": timer.rollout_seconds,
+        "update": timer.update_seconds,
+        "validation": evaluation.seconds,
+        "save": checkpointer.seconds + finished - saving,
+    }
+    phases["start_up"] = (finished - entered) - sum(phases.values())  # envs, model, files, learn's first reset
     print(
         f"trained {steps} steps in {seconds:.1f} s ({steps / max(seconds, 1e-9):.0f} samples/s); model in {run_dir}",
         file=sys.stderr,
     )
-    venv.close()
-    return TrainResult(model, run_dir, start, evaluation.history, seconds)
+    print(f"time: {', '.join(f'{name} {value:.1f} s' for name, value in phases.items())}", file=sys.stderr)
+    return TrainResult(model, run_dir, start, evaluation.history, seconds, phases)
 
 
 def _warm_start(

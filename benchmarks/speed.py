@@ -7,7 +7,10 @@ through its fast path; (3) fast-path events/s per family (``schedenv.fastpath``;
 family's own ``run_fast``); (4) the native batched envs (``gym.make_vec``) at B
 copies, next to the single env, for every env id, as ratios, with valid, sampled and mask-sampled actions;
 (5) training samples/s of ``schedenv train`` on the batched env against SB3 PPO on one ``gym.make`` env
-(the reference of docs/results/speed.md), per family.
+(the reference of docs/results/speed.md), per family, learning only; (6) the same end to end, for every
+shipped config: the wall time of a whole ``agents.train.train`` call (start-up, warm start, learning,
+validations, saves) on a shortened budget, with the time by phase; (7) learning samples/s of every shipped
+config under other settings (epochs, network size, torch threads), split into rollout and update.
 
 The reference is Gymnasium's CartPole-v1 (a few float operations per step, so it measures the wrapper
 floor of ``gym.make``). Each env is stepped with trivial valid actions: the first unmasked action for
@@ -17,7 +20,8 @@ and resets are included in the time. The project's target for Malleable-v0 with 
 
     python benchmarks/speed.py            # prints Markdown tables
     python benchmarks/speed.py --json     # one JSON object
-    python benchmarks/speed.py --quick    # smaller runs (about a minute)
+    python benchmarks/speed.py --quick    # smaller runs (a few minutes)
+    python benchmarks/speed.py --sections end-to-end,settings   # the training sections only
 
 Ciw and SimPy are the ``bench`` extra; PPO needs the ``rl`` extra (sections are skipped without them).
 """
@@ -31,6 +35,7 @@ import importlib.util
 import io
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -341,49 +346,356 @@ def _train_rate(config: Any, rollouts: int) -> float:
     return result.model.num_timesteps / result.seconds
 
 
+def _sb3_reference(config: Any, steps: int) -> float:
+    """Samples/s of the reference (``training_section``) on ``config``'s env: SB3 PPO on one ``gym.make`` env."""
+    from stable_baselines3 import PPO
+
+    from agents.train import env_kwargs_objects
+
+    env = gym.make(config.env_id, **env_kwargs_objects(config))
+    model = PPO("MlpPolicy", env, n_steps=512, batch_size=64, seed=0, device="cpu")
+    model.learn(total_timesteps=512)
+    start = time.perf_counter()
+    model.learn(total_timesteps=steps, reset_num_timesteps=False)
+    return steps / (time.perf_counter() - start)
+
+
+END_TO_END_STEPS = 200_000
+"""Default budget of ``end_to_end_section``: each shipped config trains min(its timesteps, this) steps."""
+
+
+def scaled_config(config: Any, steps: int) -> Any:
+    """``config`` trained for ``steps`` (at most its own budget) with its validation and checkpoint cadence
+    scaled by the same factor, so the shortened run holds as many validations as the full one (at least one
+    rollout apart); progress bar and TensorBoard off. Warm start settings are kept as they are."""
+    steps = min(steps, config.timesteps)
+    factor = steps / config.timesteps
+    rollout = config.n_envs * int(config.algo_kwargs.get("n_steps", 2048))
+    every = 0 if config.eval_every == 0 else max(rollout, round(config.eval_every * factor))
+    return dataclasses.replace(
+        config,
+        timesteps=steps,
+        eval_every=every,
+        checkpoint_every=max(rollout, round(config.checkpoint_every * factor)),
+        progress_bar=False,
+        tensorboard=False,
+    )
+
+
+def end_to_end(name: str, steps: int) -> dict[str, Any]:
+    """One whole ``agents.train.train`` call of the shipped config ``name`` shortened by ``scaled_config``:
+    its wall time (env construction, warm start, learning, validations at the scaled cadence, checkpoints and
+    the final save), the time by phase (``TrainResult.phases``) and samples/s end to end and learning only.
+
+    The shortened run does all the non-learning work of the full run (its warm start, as many validations
+    and checkpoints), so the full run's wall time is about this one's plus the learning it skips, at this
+    run's learning rate: ``full_run`` is the full budget's samples/s so projected."""
+    import tempfile
+
+    from agents.train import CONFIG_DIR, resolve_config, train
+
+    config = scaled_config(resolve_config(CONFIG_DIR / name, {}), steps)
+    quiet = contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO())  # config, evaluations
+    with tempfile.TemporaryDirectory() as folder, quiet[0], quiet[1]:
+        started = time.perf_counter()
+        result = train(config, f"{folder}/run")
+        wall = time.perf_counter() - started
+    phases = dict(getattr(result, "phases", {}))
+    trained = result.model.num_timesteps
+    learning = phases.get("rollout", float("nan")) + phases.get("update", float("nan"))
+    full = resolve_config(CONFIG_DIR / name, {}).timesteps
+    return {
+        "config": name,
+        "timesteps": trained,
+        "full_timesteps": full,
+        "validations": len(result.evaluations),
+        "wall_seconds": wall,
+        "end_to_end": trained / wall,
+        "learning_only": trained / learning,
+        "full_run": full / (wall + max(full - trained, 0) * learning / trained),
+        "phases": phases,
+    }
+
+
+def end_to_end_section(steps: int, reference_steps: int, configs: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """``end_to_end`` of every shipped config (``agents/configs``; or of ``configs``), beside the SB3 reference
+    on its env."""
+    if importlib.util.find_spec("stable_baselines3") is None:
+        return {}
+    import torch
+
+    from agents.train import CONFIG_DIR, resolve_config, shipped_configs
+
+    results = {}
+    for name in configs or sorted(shipped_configs()):
+        torch.set_num_threads(1)
+        reference = _sb3_reference(resolve_config(CONFIG_DIR / name, {}), reference_steps)
+        row = end_to_end(name, steps)
+        row["sb3_ppo_one_env"] = reference
+        row["ratio_end_to_end"] = row["end_to_end"] / reference
+        row["ratio_learning_only"] = row["learning_only"] / reference
+        row["ratio_full_run"] = row["full_run"] / reference
+        results[name] = row
+    return results
+
+
+SETTINGS: dict[str, dict[str, Any]] = {
+    "shipped": {},
+    "shipped, 2 torch threads": {"threads": 2},
+    "2 epochs": {"algo_kwargs": {"n_epochs": 2}},
+    "1 epoch": {"algo_kwargs": {"n_epochs": 1}},
+    "64 x 64 nets": {"policy_kwargs": {"net_arch": [64, 64]}},
+    "64 x 64 nets, 1 epoch": {"policy_kwargs": {"net_arch": [64, 64]}, "algo_kwargs": {"n_epochs": 1}},
+    "64 x 64 nets, 1 epoch, 8192-sample minibatches": {
+        "policy_kwargs": {"net_arch": [64, 64]},
+        "algo_kwargs": {"n_epochs": 1, "batch_size": 8192},
+    },
+}
+"""Variants of each shipped config timed by ``settings_section`` (the shipped configs are not changed)."""
+
+
+def _variant(config: Any, changes: dict[str, Any]) -> Any:
+    """``config`` with the ``SETTINGS`` entry ``changes`` merged into its mappings (the minibatch at most one
+    rollout)."""
+    algo_kwargs = {**config.algo_kwargs, **changes.get("algo_kwargs", {})}
+    rollout = config.n_envs * int(algo_kwargs.get("n_steps", 2048))
+    if "batch_size" in algo_kwargs:
+        algo_kwargs["batch_size"] = min(int(algo_kwargs["batch_size"]), rollout)
+    policy_kwargs = {**config.policy_kwargs, **changes.get("policy_kwargs", {})}
+    return dataclasses.replace(config, algo_kwargs=algo_kwargs, policy_kwargs=policy_kwargs)
+
+
+def fresh_model(config: Any, folder: str) -> Any:
+    """The model ``agents.train.train`` starts from for ``config`` (same seeding, envs and policy), no run files."""
+    from stable_baselines3.common.utils import set_random_seed
+
+    from agents.algorithms import check_compatible
+    from agents.train import _new_model, build_policy_kwargs, env_kwargs_objects, resolved_algo_kwargs
+    from agents.venv import make_training_env
+
+    set_random_seed(config.seed)
+    kwargs = env_kwargs_objects(config)
+    probe = gym.make(config.env_id, **kwargs)
+    algo = check_compatible(config.algo, probe, config.env_id)
+    policy_kwargs = build_policy_kwargs(config, probe)
+    probe.close()
+    config = dataclasses.replace(config, algo_kwargs=resolved_algo_kwargs(config), tensorboard=False)
+    venv = make_training_env(config.env_id, kwargs, config.n_envs, config.seed, config.vec_env)
+    return _new_model(algo, venv, config, policy_kwargs, Path(folder))
+
+
+def _timed_learn(model: Any, rollouts: int, threads: int) -> tuple[float, float]:
+    """Seconds in rollouts and in updates of ``rollouts`` more rollouts of ``model`` with ``threads`` torch threads."""
+    import torch
+
+    from agents.callbacks import RolloutTimer
+    from agents.train import _unchecked_distributions
+
+    torch.set_num_threads(threads)
+    timer = RolloutTimer(lambda: 0.0)
+    per_rollout = model.n_envs * model.n_steps
+    with _unchecked_distributions():
+        model.learn(total_timesteps=rollouts * per_rollout, callback=timer, reset_num_timesteps=False)
+    ended = time.perf_counter()
+    assert timer.last_end is not None
+    torch.set_num_threads(1)
+    return timer.rollout_seconds, timer.update_seconds + ended - timer.last_end
+
+
+def settings_section(
+    rollouts: int, rounds: int, reference_steps: int, configs: list[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Learning samples/s of each shipped config (or of ``configs``) under each ``SETTINGS`` variant, split into
+    rollout and update.
+
+    Per config, one fresh model per variant (as ``train`` builds it, warmed up by one rollout), then
+    ``rounds`` rounds in which every variant learns ``rollouts`` more rollouts in turn (the machine's
+    load falls on all variants alike); the median round (the faster of two) is reported with the range, and that
+    round's split into rollout and update. Learning only: no
+    validation, checkpoint or warm start. "same model" says whether 2 torch threads train the
+    bit-identical model of 1 thread (parameters after two rollouts from the same seed).
+    """
+    if importlib.util.find_spec("stable_baselines3") is None:
+        return {}
+    import tempfile
+
+    import torch
+
+    from agents.train import CONFIG_DIR, resolve_config, shipped_configs
+
+    results: dict[str, dict[str, Any]] = {}
+    for name in configs or sorted(shipped_configs()):
+        torch.set_num_threads(1)
+        config = resolve_config(CONFIG_DIR / name, {"progress_bar": False, "tensorboard": False})
+        reference = _sb3_reference(config, reference_steps)
+        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
+            models = {label: fresh_model(_variant(config, changes), folder) for label, changes in SETTINGS.items()}
+            timings: dict[str, list[tuple[float, float]]] = {label: [] for label in SETTINGS}
+            for model in models.values():  # warm-up (numba, torch); also sets the models' first observation
+                model.learn(total_timesteps=model.n_envs * model.n_steps)
+            for _ in range(rounds):
+                for label, model in models.items():
+                    timings[label].append(_timed_learn(model, rollouts, SETTINGS[label].get("threads", 1)))
+            same = _same_model_with_threads(config, folder)
+        for label, model in models.items():
+            samples = rollouts * model.n_envs * model.n_steps
+            rates = sorted(samples / (rollout + update) for rollout, update in timings[label])
+            middle = sorted(timings[label], key=lambda pair: -(pair[0] + pair[1]))[len(timings[label]) // 2]
+            results[f"{name}, {label}"] = {
+                "config": name,
+                "settings": label,
+                "learning": rates[len(rates) // 2],
+                "learning_min": rates[0],
+                "learning_max": rates[-1],
+                "rollout": samples / middle[0],
+                "update": samples / middle[1],
+                "sb3_ppo_one_env": reference,
+                "ratio": rates[len(rates) // 2] / reference,
+                "same_model_with_2_threads": same,
+            }
+            model.get_env().close()
+    return results
+
+
+def _same_model_with_threads(config: Any, folder: str) -> bool:
+    """Whether two rollouts and updates of ``config`` give bit-identical parameters with 1 and 2 torch threads."""
+    import torch
+
+    from agents.train import _unchecked_distributions
+
+    parameters = []
+    for threads in (1, 2):
+        torch.set_num_threads(threads)
+        model = fresh_model(config, folder)
+        with _unchecked_distributions():
+            model.learn(total_timesteps=2 * model.n_envs * model.n_steps)
+        parameters.append([p.detach().clone() for p in model.policy.parameters()])
+        model.get_env().close()
+    torch.set_num_threads(1)
+    return all(torch.equal(a, b) for a, b in zip(*parameters, strict=True))
+
+
 def print_tables(report: dict[str, Any]) -> None:
-    reference = report["env_steps_per_second"]["CartPole-v1 (reference)"]
-    rows = [
-        (label, f"{rate:,.0f}", f"{rate / reference:.3f}") for label, rate in report["env_steps_per_second"].items()
-    ]
-    print(markdown_table(["env", "steps/s", "ratio to CartPole-v1"], rows))
-    mmk, erlang = report["mmk_fcfs"], report["mmk_erlang_c_mean_response_time"]
-    print(f"\nM/M/{MMK_SERVERS} FCFS at rho = {MMK_LOAD} (Erlang-C mean response time {erlang:.4f})\n")
-    ciw_rate = mmk.get("Ciw", {}).get("events_per_second", float("nan"))
-    rows = [
-        (
-            label,
-            f"{row['jobs']:,.0f}",
-            f"{row['events_per_second']:,.0f}",
-            f"{row['events_per_second'] / ciw_rate:,.1f}",
-            f"{row['mean_response_time']:.4f}",
-            f"{row['mean_response_time'] / erlang - 1:+.2%}",
-        )
-        for label, row in mmk.items()
-    ]
-    print(markdown_table(["simulator", "jobs", "events/s", "ratio to Ciw", "mean response", "vs Erlang-C"], rows))
-    print()
-    rows = [(label, f"{rate:,.0f}") for label, rate in report["fastpath_events_per_second"].items()]
-    print(markdown_table(["fast path", "events/s"], rows))
-    print()
-    rows = [
-        (label, f"{row['single']:,.0f}", f"{row['batched']:,.0f}", f"{row['ratio']:.1f}x")
-        for label, row in report["batched_steps_per_second"].items()
-    ]
-    print(markdown_table(["batched env, actions", "single env steps/s", "batched steps/s", "ratio"], rows))
-    print()
-    rows = [
-        (
-            label,
-            f"{row['sb3_ppo_one_env']:,.0f}",
-            f"{row['algo']}, {row['n_envs']} copies: {row['schedenv_train']:,.0f}",
-            f"{row['ratio']:.1f}x",
-        )
-        for label, row in report["training_samples_per_second"].items()
-    ]
-    headers = ["family (shipped config)", "SB3 PPO, 1 gym.make env", "schedenv train, batched env", "ratio"]
-    print(markdown_table(headers, rows))
+    if "env_steps_per_second" in report:
+        reference = report["env_steps_per_second"]["CartPole-v1 (reference)"]
+        rows = [
+            (label, f"{rate:,.0f}", f"{rate / reference:.3f}") for label, rate in report["env_steps_per_second"].items()
+        ]
+        print(markdown_table(["env", "steps/s", "ratio to CartPole-v1"], rows))
+    if "mmk_fcfs" in report:
+        mmk, erlang = report["mmk_fcfs"], report["mmk_erlang_c_mean_response_time"]
+        print(f"\nM/M/{MMK_SERVERS} FCFS at rho = {MMK_LOAD} (Erlang-C mean response time {erlang:.4f})\n")
+        ciw_rate = mmk.get("Ciw", {}).get("events_per_second", float("nan"))
+        rows = [
+            (
+                label,
+                f"{row['jobs']:,.0f}",
+                f"{row['events_per_second']:,.0f}",
+                f"{row['events_per_second'] / ciw_rate:,.1f}",
+                f"{row['mean_response_time']:.4f}",
+                f"{row['mean_response_time'] / erlang - 1:+.2%}",
+            )
+            for label, row in mmk.items()
+        ]
+        print(markdown_table(["simulator", "jobs", "events/s", "ratio to Ciw", "mean response", "vs Erlang-C"], rows))
+        print()
+    if "fastpath_events_per_second" in report:
+        rows = [(label, f"{rate:,.0f}") for label, rate in report["fastpath_events_per_second"].items()]
+        print(markdown_table(["fast path", "events/s"], rows))
+        print()
+    if "batched_steps_per_second" in report:
+        rows = [
+            (label, f"{row['single']:,.0f}", f"{row['batched']:,.0f}", f"{row['ratio']:.1f}x")
+            for label, row in report["batched_steps_per_second"].items()
+        ]
+        print(markdown_table(["batched env, actions", "single env steps/s", "batched steps/s", "ratio"], rows))
+        print()
+    if report.get("training_samples_per_second"):
+        rows = [
+            (
+                label,
+                f"{row['sb3_ppo_one_env']:,.0f}",
+                f"{row['algo']}, {row['n_envs']} copies: {row['schedenv_train']:,.0f}",
+                f"{row['ratio']:.1f}x",
+            )
+            for label, row in report["training_samples_per_second"].items()
+        ]
+        headers = ["family (shipped config)", "SB3 PPO, 1 gym.make env", "schedenv train, batched env", "ratio"]
+        print(markdown_table(headers, rows))
+        print()
+    if report.get("end_to_end"):
+        print_end_to_end(report["end_to_end"])
+    if report.get("settings"):
+        print_settings(report["settings"])
     print(f"\n{provenance()}")
+
+
+def print_end_to_end(table: dict[str, dict[str, Any]]) -> None:
+    """The ``end_to_end_section`` table: samples/s end to end and learning only, ratios, and where the time goes."""
+    rows = []
+    for name, row in table.items():
+        phases = row["phases"]
+        share = " / ".join(f"{100 * phases.get(key, float('nan')) / row['wall_seconds']:.0f}" for key in _PHASE_KEYS)
+        rows.append(
+            (
+                name.removesuffix(".yaml"),
+                f"{row['timesteps']:,} of {row['full_timesteps']:,}",
+                str(row["validations"]),
+                f"{row['sb3_ppo_one_env']:,.0f}",
+                f"{row['learning_only']:,.0f} ({row['ratio_learning_only']:.1f}x)",
+                f"{row['end_to_end']:,.0f} ({row['ratio_end_to_end']:.1f}x)",
+                f"{row['full_run']:,.0f} ({row['ratio_full_run']:.1f}x)",
+                f"{row['wall_seconds']:.1f}",
+                share,
+            )
+        )
+    headers = [
+        "shipped config",
+        "steps timed (of the config's)",
+        "validations",
+        "SB3 PPO, 1 env",
+        "learning only (ratio)",
+        "end to end (ratio)",
+        "full run, projected (ratio)",
+        "wall s",
+        "% start-up / warm start / rollout / update / validation / save",
+    ]
+    print(markdown_table(headers, rows))
+    print()
+
+
+_PHASE_KEYS = ("start_up", "warm_start", "rollout", "update", "validation", "save")
+
+
+def print_settings(table: dict[str, dict[str, Any]]) -> None:
+    """The ``settings_section`` table."""
+    rows = [
+        (
+            row["config"].removesuffix(".yaml"),
+            row["settings"],
+            f"{row['learning']:,.0f} ({row['learning_min']:,.0f}-{row['learning_max']:,.0f})",
+            f"{row['rollout']:,.0f}",
+            f"{row['update']:,.0f}",
+            f"{row['ratio']:.1f}x",
+            "yes" if row["same_model_with_2_threads"] else "no",
+        )
+        for row in table.values()
+    ]
+    headers = [
+        "shipped config",
+        "settings",
+        "learning samples/s (range)",
+        "rollout samples/s",
+        "update samples/s",
+        "ratio to SB3",
+        "2 threads: same model",
+    ]
+    print(markdown_table(headers, rows))
+    print()
+
+
+SECTIONS = ("env", "mmk", "fastpath", "batched", "training", "end-to-end", "settings")
+"""Values of ``--sections`` (all by default)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -392,21 +704,50 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--num-envs", type=int, default=1024, help="copies of the batched env")
     parser.add_argument("--ppo-steps", type=int, default=4096, help="reference PPO timesteps timed (1 env)")
     parser.add_argument("--rollouts", type=int, default=5, help="rollouts of schedenv train timed per family")
-    parser.add_argument("--quick", action="store_true", help="shorter runs (about a minute)")
+    parser.add_argument(
+        "--e2e-steps",
+        type=int,
+        default=END_TO_END_STEPS,
+        help="steps of each end-to-end training run (at most the config's)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the settings section (median reported)")
+    parser.add_argument(
+        "--sections", default=",".join(SECTIONS), help=f"comma-separated sections to run, of {', '.join(SECTIONS)}"
+    )
+    parser.add_argument(
+        "--configs", default=None, help="comma-separated shipped configs of the end-to-end and settings sections"
+    )
+    parser.add_argument("--quick", action="store_true", help="shorter runs (a few minutes)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    chosen = [name.strip() for name in args.sections.split(",") if name.strip()]
+    unknown = sorted(set(chosen) - set(SECTIONS))
+    if unknown:
+        parser.error(f"--sections {','.join(unknown)} is not allowed; choose among {', '.join(SECTIONS)}")
+    configs = None if args.configs is None else [name.strip() for name in args.configs.split(",")]
     seconds = min(args.seconds, 0.5) if args.quick else args.seconds
-    report: dict[str, Any] = {
-        "env_steps_per_second": env_section(seconds),
-        "mmk_fcfs": mmk_section(args.quick),
-        "mmk_erlang_c_mean_response_time": erlang_c_mean_response_time(MMK_LOAD * MMK_SERVERS, 1.0, MMK_SERVERS),
-        "fastpath_events_per_second": fastpath_section(args.quick),
-        "batched_steps_per_second": batched_section(seconds, args.num_envs),
-        "training_samples_per_second": training_section(
-            1024 if args.quick else args.ppo_steps, 1 if args.quick else args.rollouts
-        ),
-        "reference": "CartPole-v1",
-    }
+    reference_steps = 1024 if args.quick else args.ppo_steps
+    report: dict[str, Any] = {"reference": "CartPole-v1"}
+    if "env" in chosen:
+        report["env_steps_per_second"] = env_section(seconds)
+    if "mmk" in chosen:
+        report["mmk_fcfs"] = mmk_section(args.quick)
+        report["mmk_erlang_c_mean_response_time"] = erlang_c_mean_response_time(
+            MMK_LOAD * MMK_SERVERS, 1.0, MMK_SERVERS
+        )
+    if "fastpath" in chosen:
+        report["fastpath_events_per_second"] = fastpath_section(args.quick)
+    if "batched" in chosen:
+        report["batched_steps_per_second"] = batched_section(seconds, args.num_envs)
+    if "training" in chosen:
+        report["training_samples_per_second"] = training_section(reference_steps, 1 if args.quick else args.rollouts)
+    if "end-to-end" in chosen:
+        report["end_to_end"] = end_to_end_section(
+            min(args.e2e_steps, 50_000) if args.quick else args.e2e_steps, reference_steps, configs
+        )
+    if "settings" in chosen:
+        rounds = 1 if args.quick else args.rounds
+        report["settings"] = settings_section(1 if args.quick else 2, rounds, reference_steps, configs)
     if args.json:
         print(json.dumps(report))
     else:

@@ -43,6 +43,9 @@ from schedenv.validation import as_real_array, check_choice, check_int, is_seed
 
 Env = TypeVar("Env", bound=gym.Env)
 
+_NO_ROWS = np.empty(0, dtype=np.intp)
+_NO_ROWS.flags.writeable = False
+
 
 class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
     """``num_envs`` copies of one single env stepped together; a family subclass supplies the hooks.
@@ -101,6 +104,9 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
         """Copies that ended in the last step and reset in this one (NextStep mode)."""
         self._has_episode = np.zeros(self.num_envs, dtype=np.bool_)
         """Copies reset at least once (a step needs them all)."""
+        self._all_rows = np.arange(self.num_envs)
+        """Every copy's index, the ``stepping`` rows of a step in which no copy resets (read-only)."""
+        self._all_rows.flags.writeable = False
         self._reward_scale = float(getattr(template, "reward_scale", 1.0))
         """The single env's ``reward_scale`` (1 for an env without one)."""
         return template
@@ -152,13 +158,19 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
                 f"copies {never} have never been reset; call reset() (or reset with an options['reset_mask'] "
                 "covering them) before step()"
             )
-        resetting = np.flatnonzero(self._autoreset)
-        rewards, terminated = self._step_rows(actions, np.flatnonzero(~self._autoreset))
+        autoreset = self._autoreset
+        if autoreset.any():
+            resetting, stepping = np.flatnonzero(autoreset), np.flatnonzero(~autoreset)
+        else:  # the common step: every copy steps, none resets (no index arrays to build)
+            resetting, stepping = _NO_ROWS, self._all_rows
+        rewards, terminated = self._step_rows(actions, stepping)
         rewards, terminated = np.array(rewards, dtype=np.float64), np.array(terminated, dtype=np.bool_)
-        rewards[resetting], terminated[resetting] = 0.0, False
-        rewards *= self._reward_scale  # as the single env scales its reward
-        ended = np.flatnonzero(terminated)
+        if resetting.size:
+            rewards[resetting], terminated[resetting] = 0.0, False
+        if self._reward_scale != 1.0:  # as the single env scales its reward (x * 1.0 is x: skipped)
+            rewards *= self._reward_scale
         info: dict[str, Any] = {}
+        ended = np.flatnonzero(terminated) if terminated.any() else _NO_ROWS
         if ended.size:
             info["episode_metrics"] = self._spread_metrics(ended, terminated.copy())
             info["_episode_metrics"] = terminated.copy()
@@ -173,7 +185,8 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
                 info["_final_info"] = terminated.copy()
                 self._reset_rows(ended)
         else:
-            self._reset_rows(resetting)
+            if resetting.size:
+                self._reset_rows(resetting)
             self._autoreset = terminated.copy()
         everyone = np.ones(self.num_envs, dtype=np.bool_)
         for key, value in self._state_info().items():
@@ -220,8 +233,9 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
                 f"give {shape} integers in {allowed}"
             )
         chosen = chosen.astype(np.int64)
-        outside = ((chosen < 0) | (chosen >= np.asarray(highs))).reshape(self.num_envs, -1).any(axis=1)
-        if outside.any():
+        bad = (chosen < 0) | (chosen >= (highs if isinstance(highs, int) else np.asarray(highs)))
+        if bad.any():  # the per-copy detail only when some action is out of range
+            outside = bad.reshape(self.num_envs, -1).any(axis=1)
             raise ValueError(
                 f"actions of copies {np.flatnonzero(outside).tolist()} are out of range; each must lie in {allowed}"
             )

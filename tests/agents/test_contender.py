@@ -21,9 +21,9 @@ def _batch(env_id: str, n: int, **env_kwargs: Any) -> tuple[gym.vector.VectorEnv
     observations, _ = venv.reset(seed=list(range(n)))
     for _ in range(3):  # a few random steps: states away from the start
         masks = batch_masks(venv)
-        actions = (
-            np.array([np.flatnonzero(row)[-1] for row in masks]) if masks is not None else venv.action_space.sample()
-        )
+        discrete = masks is not None and isinstance(venv.single_action_space, gym.spaces.Discrete)
+        # the last allowed choice; MultiDiscrete samples fall back to an allowed pair (the env's invalid_action)
+        actions = np.array([np.flatnonzero(row)[-1] for row in masks]) if discrete else venv.action_space.sample()
         observations, *_ = venv.step(actions)
     return venv, np.asarray(observations, dtype=np.float32), batch_masks(venv)
 
@@ -75,3 +75,72 @@ def test_a_model_left_in_training_mode_acts_in_evaluation_mode() -> None:
     AgentContender("ppo", model).act_batch(np.zeros((2, *env.observation_space.shape), dtype=np.float32), None)
     assert not model.policy.training
     env.close()
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+@pytest.mark.parametrize(
+    ("env_id", "env_kwargs"),
+    [
+        ("schedenv/Dispatch-v0", {}),  # Discrete, masked
+        ("schedenv/Moldable-v0", {"action_mode": "factored"}),  # MultiDiscrete, masked per component
+    ],
+)
+def test_the_fused_masked_head_acts_as_predict(env_id: str, env_kwargs: dict[str, Any], deterministic: bool) -> None:
+    from agents.masking import FusedMaskablePolicy
+
+    venv, observations, masks = _batch(env_id, 16, **env_kwargs)
+    assert masks is not None
+    env = gym.make(env_id, **env_kwargs)
+    model = MaskablePPO(FusedMaskablePolicy, env, seed=3, policy_kwargs={"activation_fn": torch.nn.ReLU})
+    contender = AgentContender("maskable_ppo", model, uses_masks=True, deterministic=deterministic)
+    torch.manual_seed(11)
+    expected, _ = model.predict(observations, deterministic=deterministic, action_masks=masks)
+    torch.manual_seed(11)
+    found = contender.act_batch(observations, masks)
+    assert found.shape == expected.shape and np.array_equal(found, expected)
+    flat = masks.reshape(len(found), -1)
+    if found.ndim == 1:
+        assert flat[np.arange(len(found)), found].all()
+    else:  # MultiDiscrete: each component's choice is allowed by its own block of the mask
+        nvec = env.action_space.nvec
+        offsets = np.concatenate([[0], np.cumsum(nvec)[:-1]])
+        assert flat[np.arange(len(found))[:, None], offsets + found].all()
+    venv.close()
+    env.close()
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_unmasked_discrete_and_the_slot_extractor_act_as_predict(deterministic: bool) -> None:
+    """The slot extractor (not a flat MLP) runs as a module; a Discrete policy without masks samples as SB3 does."""
+    from agents.extractors import SlotSetExtractor, slot_layout
+
+    kwargs = {"action_mode": "select"}
+    venv, observations, _ = _batch("schedenv/MultiserverJob-v0", 16, **kwargs)
+    env = gym.make("schedenv/MultiserverJob-v0", **kwargs)
+    layout = slot_layout(env)
+    assert layout is not None
+    extractor = {"start": layout.start, "n_slots": layout.n_slots, "slot_features": layout.slot_features}
+    policy_kwargs = {"features_extractor_class": SlotSetExtractor, "features_extractor_kwargs": extractor}
+    model = PPO("MlpPolicy", env, seed=3, policy_kwargs=policy_kwargs)
+    contender = AgentContender("ppo", model, deterministic=deterministic)
+    torch.manual_seed(5)
+    expected, _ = model.predict(observations, deterministic=deterministic)
+    torch.manual_seed(5)
+    found = contender.act_batch(observations, None)
+    assert found.dtype == expected.dtype and np.array_equal(found, expected)
+    venv.close()
+    env.close()
+
+
+def test_observations_are_normalised_as_vecnormalize_normalize_obs() -> None:
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
+
+    venv, observations, _ = _batch("schedenv/Malleable-v0", 16, n_jobs=6)
+    normalizer = VecNormalize(DummyVecEnv([lambda: gym.make("schedenv/Malleable-v0", n_jobs=6)]), clip_obs=0.5)
+    normalizer.obs_rms.update(observations.astype(np.float64) * 3.0 + 1.0)  # statistics away from (0, 1)
+    model = PPO("MlpPolicy", normalizer, seed=3)
+    contender = AgentContender("ppo", model, normalizer)
+    expected, _ = model.predict(normalizer.normalize_obs(observations), deterministic=True)
+    assert np.array_equal(contender.act_batch(observations, None), expected)
+    assert np.any(np.abs(normalizer.normalize_obs(observations)) == 0.5)  # the clip took part
+    venv.close()

@@ -148,3 +148,23 @@ def test_shipped_configs_resolve_and_fit_their_env() -> None:
         env = gym.make(config.env_id, **env_kwargs_objects(config))  # workload specs become objects, as in train
         assert config.algo in compatible_algorithms(env), f"{path.name}: {config.algo} cannot train {config.env_id}"
         env.close()
+
+
+def test_the_phases_of_a_run_add_up_to_its_wall_time(tiny: dict[str, Any], tmp_path: Path) -> None:
+    import time
+
+    from agents.train import PHASES
+
+    config = TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=256, **{**tiny, "eval_every": 128})
+    started = time.perf_counter()
+    result = train(config, tmp_path)
+    wall = time.perf_counter() - started
+    assert tuple(result.phases) == PHASES
+    assert all(seconds >= 0 for seconds in result.phases.values()), result.phases
+    assert 0.9 * wall <= sum(result.phases.values()) <= wall  # what the call spent, measured inside it
+    assert result.phases["warm_start"] < 1e-3  # none configured
+    assert [row["timesteps"] for row in result.evaluations] == [128, 256]
+    assert result.phases["validation"] >= sum(row["seconds"] for row in result.evaluations)
+    assert result.phases["rollout"] > 0 and result.phases["update"] > 0
+    # learning is rollouts, updates, and what the callbacks did inside them (validation at 128 steps, checkpoints)
+    assert result.phases["rollout"] + result.phases["update"] < result.seconds
