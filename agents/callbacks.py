@@ -3,7 +3,8 @@
 ``ReferenceEvalCallback`` plays the current policy on fixed *validation* seeds
 (``agents.protocol.VALIDATION_SEEDS``, disjoint from training and test seeds) in the native batched
 env and logs its objective, the paper policy's (``baselines.reference(env_id)``, evaluated once on
-the same seeds) and their ratio, the number an RL result on these problems is judged by (docs/rl/index.md).
+the same seeds, in the env's default action mode as in the held-out assessment) and their ratio, the
+number an RL result on these problems is judged by (docs/rl/index.md).
 The best model so far is kept as ``best_model.zip``; each evaluation prints one plain line to stderr.
 ``AtomicCheckpointCallback`` saves at the start of a rollout (after an update), with the training
 state of ``agents.venv``, so a resumed run continues exactly where the interrupted one was.
@@ -26,7 +27,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecNormalize
 
 import baselines
-from agents.assess import play_batched
+from agents.assess import baseline_kwargs, play_batched
 from agents.contender import AgentContender
 from agents.runs import (
     BEST_MODEL,
@@ -185,7 +186,10 @@ class ReferenceEvalCallback(BaseCallback):
         """``model`` and the paper policy on the validation seeds: the row of one evaluation (nothing logged)."""
         began = time.perf_counter()
         if self._reference_result is None:
-            self._reference_result = evaluate_fast(self.env_id, self.reference, self.seeds, **self.env_kwargs)
+            # in the env's default action mode, as the held-out assessment plays it (the same episodes): in
+            # an action mode such as "exponent" the paper policy would act through a search of that mode
+            reference_kwargs = baseline_kwargs(self.env_kwargs)
+            self._reference_result = evaluate_fast(self.env_id, self.reference, self.seeds, **reference_kwargs)
         started = time.perf_counter()
         agent = AgentContender("agent", model, model.get_vec_normalize_env(), self.uses_masks)
         rows = play_batched(agent.act_batch, self.env_id, self.seeds, self.env_kwargs)
