@@ -28,16 +28,23 @@ def _batch(env_id: str, n: int, **env_kwargs: Any) -> tuple[gym.vector.VectorEnv
     return venv, np.asarray(observations, dtype=np.float32), batch_masks(venv)
 
 
+def _both(model: Any, contender: AgentContender, observations: np.ndarray, masks: np.ndarray | None, seed: int,
+          deterministic: bool) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(``model.predict``'s actions, ``contender.act_batch``'s), each drawn after ``torch.manual_seed(seed)``."""
+    torch.manual_seed(seed)
+    extra = {} if masks is None else {"action_masks": masks}
+    expected, _ = model.predict(observations, deterministic=deterministic, **extra)
+    torch.manual_seed(seed)
+    return expected, contender.act_batch(observations, masks)
+
+
 @pytest.mark.parametrize("deterministic", [True, False])
 def test_box_actions_are_predicts_clipped_to_the_box(deterministic: bool) -> None:
     venv, observations, _ = _batch("schedenv/Malleable-v0", 16, n_jobs=6)
     env = gym.make("schedenv/Malleable-v0", n_jobs=6)
     model = PPO("MlpPolicy", env, seed=3, policy_kwargs={"log_std_init": 1.0})  # wide: samples leave the box
     contender = AgentContender("ppo", model, deterministic=deterministic)
-    torch.manual_seed(7)
-    expected, _ = model.predict(observations, deterministic=deterministic)
-    torch.manual_seed(7)
-    found = contender.act_batch(observations, None)
+    expected, found = _both(model, contender, observations, None, 7, deterministic)
     assert found.dtype == expected.dtype and np.array_equal(found, expected)
     low, high = env.action_space.low, env.action_space.high
     assert np.all((found >= low) & (found <= high))
@@ -56,10 +63,7 @@ def test_masked_actions_are_predicts_and_respect_the_masks(deterministic: bool) 
     env = gym.make("schedenv/Dispatch-v0")
     model = MaskablePPO("MlpPolicy", env, seed=3)
     contender = AgentContender("maskable_ppo", model, uses_masks=True, deterministic=deterministic)
-    torch.manual_seed(7)
-    expected, _ = model.predict(observations, deterministic=deterministic, action_masks=masks)
-    torch.manual_seed(7)
-    found = contender.act_batch(observations, masks)
+    expected, found = _both(model, contender, observations, masks, 7, deterministic)
     assert np.array_equal(found, expected)
     assert masks[np.arange(len(found)), found].all()
     with pytest.raises(ValueError, match="acts with action masks; the batched env gave none"):
@@ -93,10 +97,7 @@ def test_the_fused_masked_head_acts_as_predict(env_id: str, env_kwargs: dict[str
     env = gym.make(env_id, **env_kwargs)
     model = MaskablePPO(FusedMaskablePolicy, env, seed=3, policy_kwargs={"activation_fn": torch.nn.ReLU})
     contender = AgentContender("maskable_ppo", model, uses_masks=True, deterministic=deterministic)
-    torch.manual_seed(11)
-    expected, _ = model.predict(observations, deterministic=deterministic, action_masks=masks)
-    torch.manual_seed(11)
-    found = contender.act_batch(observations, masks)
+    expected, found = _both(model, contender, observations, masks, 11, deterministic)
     assert found.shape == expected.shape and np.array_equal(found, expected)
     flat = masks.reshape(len(found), -1)
     if found.ndim == 1:
@@ -123,10 +124,7 @@ def test_unmasked_discrete_and_the_slot_extractor_act_as_predict(deterministic: 
     policy_kwargs = {"features_extractor_class": SlotSetExtractor, "features_extractor_kwargs": extractor}
     model = PPO("MlpPolicy", env, seed=3, policy_kwargs=policy_kwargs)
     contender = AgentContender("ppo", model, deterministic=deterministic)
-    torch.manual_seed(5)
-    expected, _ = model.predict(observations, deterministic=deterministic)
-    torch.manual_seed(5)
-    found = contender.act_batch(observations, None)
+    expected, found = _both(model, contender, observations, None, 5, deterministic)
     assert found.dtype == expected.dtype and np.array_equal(found, expected)
     venv.close()
     env.close()
