@@ -175,6 +175,13 @@ GOAL_TOLERANCE = 1e-9
 goal of 1.0 although the two means, summed in different orders, can differ in the last bits."""
 
 
+def within(value: float, low: float, high: float) -> bool:
+    """Whether ``value`` lies in [``low``, ``high``] up to ``GOAL_TOLERANCE`` (relative): a replication whose
+    agent acts as the paper policy on every seed, like the published one, lies inside a published interval
+    of [1, 1] although its ratio of means, summed in another order, is 1 +- a few 1e-16."""
+    return low * (1.0 - GOAL_TOLERANCE) <= value <= high * (1.0 + GOAL_TOLERANCE)
+
+
 def render_markdown(results: RLResults, picture: str | None = None) -> str:
     """The Markdown page of a result (``picture``: the learning-curve PNG's file name, if drawn)."""
     reference = results.reference

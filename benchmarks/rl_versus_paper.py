@@ -46,7 +46,7 @@ from typing import Any
 import agents
 from agents.assess import Assessment, assess, baseline_kwargs, merge_env_kwargs
 from agents.protocol import LEDGER, SEALED_TEST_SEEDS, append_ledger, config_hash, ledger_entry, split_seeds
-from agents.results import RLResults, Run, Setting, load_results, plot_learning_curves, render_markdown
+from agents.results import RLResults, Run, Setting, load_results, plot_learning_curves, render_markdown, within
 from agents.runs import read_evaluations, read_provenance
 from agents.sweep import run_folder, sweep
 from agents.train import CONFIG_DIR, TrainConfig, env_kwargs_objects, resolve_config
@@ -211,7 +211,7 @@ def replication_verdict(published: RLResults, replicated: RLResults) -> str:
     """Whether the replication's ratio of means lies inside the published 95% interval, in one sentence."""
     low, high = published.headline["ci95"]
     ratio = replicated.headline["ratio_of_means"]
-    inside = "inside" if low <= ratio <= high else "OUTSIDE"
+    inside = "inside" if within(ratio, low, high) else "OUTSIDE"
     return (
         f"{replicated.setting}: retrained with seeds {replicated.train_seeds} on sealed seeds from "
         f"{replicated.test_seeds[0]}: {ratio:.4f}, {inside} the published interval [{low:.4f}, {high:.4f}] "

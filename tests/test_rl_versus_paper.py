@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from agents.protocol import SEALED_TEST_SEEDS, config_hash
-from agents.results import load_results
+from agents.results import load_results, within
 from agents.train import CONFIG_DIR, resolve_config
 from schedenv.cli import main as schedenv_main
 from schedenv.stats import ratio_of_means
@@ -191,7 +191,7 @@ def test_each_committed_replication_lands_inside_the_published_interval(path: Pa
     assert not set(replicated.train_seeds) & set(published.train_seeds)
     assert not set(replicated.test_seeds) & set(published.test_seeds)
     low, high = published.headline["ci95"]
-    assert low <= replicated.headline["ratio_of_means"] <= high, rl_versus_paper.replication_verdict(
+    assert within(replicated.headline["ratio_of_means"], low, high), rl_versus_paper.replication_verdict(
         published, replicated
     )
     ledger = [json.loads(line) for line in (RESULTS / "ledger.jsonl").read_text().splitlines()]

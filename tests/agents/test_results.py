@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agents.results import from_dict, load_results, plot_learning_curves, render_markdown
+from agents.results import from_dict, load_results, plot_learning_curves, render_markdown, within
 
 SEALED = [1_000_000_000, 1_000_000_001, 1_000_000_002, 1_000_000_003]
 
@@ -136,3 +136,17 @@ def test_an_agent_that_costs_what_the_paper_policy_costs_on_every_seed_meets_a_g
     results = from_dict(data)
     assert results.training_setting.headline("hesrpt").ratio > 1.0
     assert "**holds**: 1.0000 <= 1.0" in render_markdown(results)
+
+
+@pytest.mark.parametrize(
+    ("value", "low", "high", "inside"),
+    [
+        (1.0 + 2.220446049250313e-16, 1.0, 1.0, True),  # the same policy, means summed in another order
+        (1.0 - 2.220446049250313e-16, 1.0, 1.0, True),
+        (1.0 + 1e-6, 1.0, 1.0, False),  # a real difference stays outside
+        (0.98, 0.99, 1.01, False),
+        (1.005, 0.99, 1.01, True),
+    ],
+)
+def test_within_allows_the_last_bits_and_nothing_more(value: float, low: float, high: float, inside: bool) -> None:
+    assert within(value, low, high) is inside
