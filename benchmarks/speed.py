@@ -302,20 +302,14 @@ def training_section(reference_steps: int, rollouts: int) -> dict[str, dict[str,
     if importlib.util.find_spec("stable_baselines3") is None:
         return {}
     import torch
-    from stable_baselines3 import PPO
 
-    from agents.train import CONFIG_DIR, env_kwargs_objects, resolve_config
+    from agents.train import CONFIG_DIR, resolve_config
 
     torch.set_num_threads(1)
     results = {}
     for label, name in TRAINING_CASES.items():
         config = resolve_config(CONFIG_DIR / name, {"progress_bar": False, "tensorboard": False, "eval_every": 0})
-        kwargs = env_kwargs_objects(config)  # workload specs become objects, as in training
-        model = PPO("MlpPolicy", gym.make(config.env_id, **kwargs), n_steps=512, batch_size=64, seed=0, device="cpu")
-        model.learn(total_timesteps=512)
-        start = time.perf_counter()
-        model.learn(total_timesteps=reference_steps, reset_num_timesteps=False)
-        reference = reference_steps / (time.perf_counter() - start)
+        reference = _sb3_reference(config, reference_steps)
         fast = dataclasses.replace(
             config,
             n_envs=THROUGHPUT["n_envs"],

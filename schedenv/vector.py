@@ -114,7 +114,8 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
     # ----------------------------------------------------------------- hooks of a family
     @abstractmethod
     def _reset_rows(self, rows: np.ndarray) -> None:
-        """Draw the episodes of the copies ``rows`` (from ``self._generators``) and set their state."""
+        """Draw the episodes of the copies ``rows`` (from ``self._generators``) and set their state; the base
+        calls it only with at least one row."""
 
     @abstractmethod
     def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -143,7 +144,8 @@ class NativeVectorEnv(VectorEnv, ABC, Generic[Env]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Reset every copy, or those of ``options["reset_mask"]``; seeds as in the module doc."""
         rows = self._reseed(seed, options)
-        self._reset_rows(rows)
+        if rows.size:
+            self._reset_rows(rows)
         self._autoreset[rows] = False
         self._has_episode[rows] = True
         reset = np.zeros(self.num_envs, dtype=np.bool_)

@@ -92,8 +92,6 @@ class MalleableVectorEnv(NativeVectorEnv[MalleableEnv]):
 
     # ----------------------------------------------------------------- internals
     def _reset_rows(self, rows: np.ndarray) -> None:
-        if rows.size == 0:  # the base calls it at every NextStep step, mostly with no copy to reset
-            return
         template = self.template
         if template.p_range is not None or template.load_range is not None:  # the episode's p, load, workload
             for i in rows:

@@ -196,8 +196,6 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             step_rows(waiting, advance, self._penalty, *self._kernel_arrays())
 
     def _reset_rows(self, rows: np.ndarray) -> None:
-        if not rows.size:  # the base asks at every step, mostly for no copy
-            return
         template = self.template
         for i in rows:
             if self._fixed is not None:
