@@ -5,6 +5,7 @@ schedenv evaluate --env schedenv/Malleable-v0 --env-kwargs '{"n_jobs": 8}' --epi
 schedenv evaluate --agent logs/ppo/schedenv-Malleable-v0_1 --json    # also a train run, an SB3 .zip, module:function
 schedenv reproduce --list
 schedenv reproduce tags-fig4 --quick                                  # into a fresh runs/reproduce-tags-fig4-<time>
+schedenv reproduce tags-fig4 --check     # a full run compared with benchmarks/results/ (exit 1 if a number differs)
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from schedenv.comparison import (
 )
 from schedenv.leaderboard.cli import add_leaderboard_parser
 from schedenv.leaderboard.suites import SUITES, suite
-from schedenv.reporting import output_folder
+from schedenv.reporting import compare_with_committed, output_folder
 from schedenv.reproduce import NOT_IN_CHECKOUT, REPRODUCE_DIR, available_figures, figure_script, run_figure
 
 
@@ -89,10 +90,19 @@ def _reproduce(args: argparse.Namespace) -> int:
     figure_script(args.figure)  # an unknown name fails before any folder is made
     extra = [flag for flag, given in (("--quick", args.quick), ("--quiet", args.quiet)) if given]
     if args.update_results:
+        if args.check:
+            raise ValueError("--check with --update-results is refused: it would compare the results with themselves")
         output_folder(args.out, True, args.quick)  # the refusals (--quick, another --out)
         return run_figure(args.figure, [*extra, "--update-results"])
+    if args.check and args.quick:
+        raise ValueError("--check with --quick is refused: the committed results are full runs (drop --quick)")
     out = output_folder(args.out, False, args.quick, name=f"reproduce-{args.figure}")
-    return run_figure(args.figure, [*extra, "--out", str(out)])
+    status = run_figure(args.figure, [*extra, "--out", str(out)])
+    if not args.check or status != 0:
+        return status
+    comparison = compare_with_committed(out)
+    print(comparison.report())
+    return 0 if comparison.same else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -149,6 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--update-results",
         action="store_true",
         help="rewrite the committed result in benchmarks/results/ (a source checkout; never with --quick)",
+    )
+    rep.add_argument(
+        "--check",
+        action="store_true",
+        help="then compare the fresh results with the committed ones (provenance aside); exit 1 if any differs",
     )
     rep.set_defaults(run=_reproduce)
 

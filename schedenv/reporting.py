@@ -8,12 +8,15 @@ reproduction writes to a fresh folder (``output_folder``).
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from schedenv.progress import set_quiet
@@ -129,3 +132,78 @@ def write_atomic(path: Path, text: str) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(text)
     os.replace(temporary, path)
+
+
+PROVENANCE = (
+    (re.compile(r"Produced by `[^`]*` at commit .*$", re.MULTILINE), "Produced by <command> at <commit>"),
+    (re.compile(r"Command: `[^`]*`"), "Command: `<command>`"),
+    (re.compile(r"\(commit [0-9a-f]+(-dirty)?\)"), "(commit <commit>)"),
+    (re.compile(r"(Wall|CPU) time [0-9.]+ (minutes|s)\b"), r"\1 time <time>"),
+    (re.compile(r'"(command|commit|machine)": "[^"]*"'), r'"\1": "<provenance>"'),
+)
+"""What ``compare_with_committed`` ignores: the provenance a result file states (command, commit, machine,
+run time), which differs between any two runs; everything else, every number included, must match."""
+COMPARED_SUFFIXES = (".md", ".json", ".csv", ".txt")
+"""The result files compared as text; images (``.png``) are not compared: their bytes follow matplotlib's version."""
+
+
+@dataclass
+class ResultComparison:
+    """How a folder of fresh results compares with the committed ones of the same names (``compare_with_committed``)."""
+
+    identical: list[str] = field(default_factory=list)
+    """Files equal to the committed ones, provenance aside."""
+    differing: dict[str, list[str]] = field(default_factory=dict)
+    """File -> the unified diff (committed, then fresh) of the lines that differ."""
+    new: list[str] = field(default_factory=list)
+    """Files with no committed counterpart."""
+    not_compared: list[str] = field(default_factory=list)
+    """Files of other kinds (images)."""
+
+    @property
+    def same(self) -> bool:
+        """True if no compared file differs and at least one was compared."""
+        return not self.differing and bool(self.identical)
+
+    def report(self, diff_lines: int = 40) -> str:
+        """A plain-text account: identical, differing (with at most ``diff_lines`` diff lines each), new, skipped."""
+        lines = [f"identical to the committed results: {', '.join(self.identical) or 'none'}"]
+        for name, diff in self.differing.items():
+            lines.append(f"DIFFERS from the committed result: {name}")
+            lines += diff[:diff_lines]
+            if len(diff) > diff_lines:
+                lines.append(f"... ({len(diff) - diff_lines} more diff lines)")
+        if self.new:
+            lines.append(f"no committed counterpart: {', '.join(self.new)}")
+        if self.not_compared:
+            lines.append(f"not compared (images): {', '.join(self.not_compared)}")
+        return "\n".join(lines)
+
+
+def _without_provenance(text: str) -> list[str]:
+    for pattern, replacement in PROVENANCE:
+        text = pattern.sub(replacement, text)
+    return text.splitlines()
+
+
+def compare_with_committed(folder: Path, committed: Path = RESULTS) -> ResultComparison:
+    """Compare every file a reproduction wrote into ``folder`` with the committed file of the same relative path
+    under ``committed`` (``schedenv reproduce NAME --check``): text results line by line with their provenance
+    masked (``PROVENANCE``), so that a fresh run of an unchanged simulator matches to the last digit."""
+    comparison = ResultComparison()
+    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
+        name = str(path.relative_to(folder))
+        if path.suffix not in COMPARED_SUFFIXES:
+            comparison.not_compared.append(name)
+            continue
+        reference = committed / name
+        if not reference.is_file():
+            comparison.new.append(name)
+            continue
+        old, fresh = _without_provenance(reference.read_text()), _without_provenance(path.read_text())
+        if old == fresh:
+            comparison.identical.append(name)
+        else:
+            diff = difflib.unified_diff(old, fresh, f"committed/{name}", f"fresh/{name}", n=0, lineterm="")
+            comparison.differing[name] = list(diff)
+    return comparison

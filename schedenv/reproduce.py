@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import sys
 from pathlib import Path
 
 REPRODUCE_DIR = Path(__file__).resolve().parent.parent / "benchmarks" / "reproduce"
@@ -58,10 +59,19 @@ def figure_script(figure: str) -> Path:
 
 
 def run_figure(figure: str, argv: list[str]) -> int:
-    """Run the script of ``figure`` with ``argv`` (see ``figure_script``)."""
+    """Run the script of ``figure`` with ``argv`` (see ``figure_script``).
+
+    While it runs, ``sys.argv`` is the script's own command line (``benchmarks/reproduce/<script>.py`` and
+    ``argv``), so that the command its result file records is one that reruns it, not the ``schedenv``
+    entry point with the script's flags."""
     path = figure_script(figure)
     spec = importlib.util.spec_from_file_location(f"reproduce_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return int(module.main(argv))
+    saved = sys.argv
+    sys.argv = [str(path.relative_to(REPRODUCE_DIR.parent.parent)), *argv]
+    try:
+        return int(module.main(argv))
+    finally:
+        sys.argv = saved

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from schedenv.cli import main
-from schedenv.reporting import RESULTS
+from schedenv.reporting import RESULTS, compare_with_committed
 
 
 def _digests() -> dict[str, str]:
@@ -82,3 +83,82 @@ def test_commands_in_the_readme_docs_and_makefile_write_only_under_runs() -> Non
         for out in re.findall(r"--out[ =](\S+)", command):
             assert out.startswith("runs/"), command
     assert "runs/" in (root / ".gitignore").read_text().splitlines()
+
+
+PROVENANCE_OLD = (
+    "# Fig. X\n\n| p | mean |\n|---|---|\n| 0.5 | 14.0738 |\n\n"
+    "Command: `python benchmarks/reproduce/x.py` (commit 1a2b3c4). Seeds: [0, 1].\n"
+    "Produced by `python benchmarks/reproduce/x.py` at commit `1a2b3c4` on x86_64, 2 cores, Python 3.11.7. "
+    "CPU time 812 s.\n"
+)
+
+
+def test_comparison_ignores_provenance_and_reports_every_changed_number(tmp_path: Path) -> None:
+    committed, fresh = tmp_path / "committed", tmp_path / "fresh"
+    for folder in (committed, fresh):
+        (folder / "sub").mkdir(parents=True)
+    (committed / "a.md").write_text(PROVENANCE_OLD)
+    # the same numbers from another command, commit (dirty), machine and run time: identical
+    (fresh / "a.md").write_text(
+        PROVENANCE_OLD.replace("x.py` (commit 1a2b3c4)", "x.py --out runs/r` (commit 9f8e7d6-dirty)")
+        .replace(
+            "at commit `1a2b3c4` on x86_64, 2 cores",
+            "at commit `9f8e7d6` (with uncommitted changes) on arm64, 8 cores",
+        )
+        .replace("CPU time 812 s", "CPU time 95 s")
+    )
+    (committed / "sub" / "b.json").write_text('{"commit": "1a2b3c4", "mean": 1.25}\n')
+    (fresh / "sub" / "b.json").write_text('{"commit": "9f8e7d6", "mean": 1.2500000000000002}\n')  # the last digit
+    (fresh / "c.md").write_text("new\n")
+    (fresh / "a.png").write_bytes(b"\x89PNG")
+    comparison = compare_with_committed(fresh, committed)
+    assert comparison.identical == ["a.md"]
+    assert list(comparison.differing) == ["sub/b.json"]
+    diff = comparison.differing["sub/b.json"]
+    assert '-{"commit": "<provenance>", "mean": 1.25}' in diff
+    assert '+{"commit": "<provenance>", "mean": 1.2500000000000002}' in diff
+    assert comparison.new == ["c.md"] and comparison.not_compared == ["a.png"]
+    assert not comparison.same
+    report = comparison.report()
+    assert "DIFFERS from the committed result: sub/b.json" in report and "1.2500000000000002" in report
+    # a changed table cell is a difference even with the provenance masked
+    (fresh / "sub" / "b.json").unlink()
+    (fresh / "a.md").write_text(PROVENANCE_OLD.replace("14.0738", "14.0739"))
+    assert list(compare_with_committed(fresh, committed).differing) == ["a.md"]
+    # nothing compared is not "the same"
+    assert not compare_with_committed(tmp_path / "empty", committed).same
+
+
+def test_check_reruns_the_figure_and_finds_the_committed_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tags-fig4 (closed forms, seconds) rerun through ``schedenv reproduce --check`` matches its committed file;
+    the file records the script's own command line, one that reruns it."""
+    before = _digests()
+    monkeypatch.chdir(tmp_path)
+    argv = list(sys.argv)
+    assert main(["reproduce", "tags-fig4", "--check", "--quiet"]) == 0
+    assert sys.argv == argv
+    assert "identical to the committed results: tags-fig4.md" in capsys.readouterr().out
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert (
+        f"Command: `python benchmarks/reproduce/dispatch_fig4.py --quiet --out runs/{folder.name}`"
+        in (folder / "tags-fig4.md").read_text()
+    )
+    assert _digests() == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--check", "--quick"], "--check with --quick is refused"),
+        (["--check", "--update-results"], "--check with --update-results is refused"),
+    ],
+)
+def test_check_refuses_what_it_cannot_compare(
+    argv: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["reproduce", "tags-fig4", *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
