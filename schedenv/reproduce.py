@@ -68,6 +68,7 @@ def run_figure(figure: str, argv: list[str]) -> int:
     spec = importlib.util.spec_from_file_location(f"reproduce_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as an import does: a dataclass in the script looks its module up there
     spec.loader.exec_module(module)
     saved = sys.argv
     sys.argv = [str(path.relative_to(REPRODUCE_DIR.parent.parent)), *argv]

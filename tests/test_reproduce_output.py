@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import schedenv.reproduce
 from schedenv.cli import main
 from schedenv.reporting import RESULTS, compare_with_committed
 
@@ -162,3 +163,27 @@ def test_check_refuses_what_it_cannot_compare(
     assert main(["reproduce", "tags-fig4", *argv]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_script_defining_a_dataclass_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With postponed annotations ``@dataclass`` looks its module up in ``sys.modules`` (the multiserver-gittins
+    and dispatch-convergence scripts define dataclasses): ``run_figure`` registers the script's module first."""
+    scripts = tmp_path / "benchmarks" / "reproduce"
+    scripts.mkdir(parents=True)
+    (scripts / "toy_figure.py").write_text(
+        "from __future__ import annotations\n"
+        "import dataclasses, sys\n"
+        "FIGURE = 'toy-figure'\n"
+        "DESCRIPTION = 'a script with a dataclass'\n\n"
+        "@dataclasses.dataclass\n"
+        "class Point:\n"
+        "    x: float\n\n"
+        "def main(argv):\n"
+        "    print(Point(2.5).x, sys.argv)\n"
+        "    return 0\n"
+    )
+    monkeypatch.setattr(schedenv.reproduce, "REPRODUCE_DIR", scripts)
+    assert schedenv.reproduce.run_figure("toy-figure", ["--flag"]) == 0
+    assert "2.5 ['benchmarks/reproduce/toy_figure.py', '--flag']" in capsys.readouterr().out
