@@ -437,16 +437,35 @@ def transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tab
 def arrival_arrays(jobs: MoldableJobSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The kernel's arrival rows (float part, int part; in arrival order) and runtime tables of ``jobs``."""
     m = jobs.n_procs
-    order = jobs.arrival_order()
     table_jobs = sorted(jobs.tables)
     table_of = np.full(jobs.n_jobs, -1, dtype=np.int64)
     table_of[table_jobs] = np.arange(len(table_jobs))
     tables = np.array([jobs.tables[j] for j in table_jobs]).reshape(len(table_jobs), m)
-    arrivals_f = np.column_stack(
-        (jobs.submit[order], jobs.size[order], jobs.L[order], jobs.A[order], jobs.sigma[order])
-    )
-    arrivals_i = np.column_stack((order, table_of[order], jobs.requested[order]))
+    arrivals_f, arrivals_i = arrival_rows(jobs.submit, jobs.size, jobs.L, jobs.A, jobs.sigma, table_of, jobs.requested)
     return arrivals_f, arrivals_i, tables
+
+
+def arrival_rows(
+    submit: np.ndarray,
+    size: np.ndarray,
+    L: np.ndarray,
+    A: np.ndarray,
+    sigma: np.ndarray,
+    table_of: np.ndarray,
+    requested: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The arrival rows (float part, int part) of jobs given by aligned columns along the last axis: one
+    job set's (n_jobs,) columns, or a stack (..., n_jobs) of several (the batched env's resets). Jobs go
+    in arrival order (``MoldableJobSet.arrival_order``: by submit time, ties by index)."""
+    columns_f: tuple[np.ndarray, ...] = (submit, size, L, A, sigma)
+    columns_i: tuple[np.ndarray, ...] = (table_of, requested)
+    if (submit[..., 1:] >= submit[..., :-1]).all():  # already in arrival order (a generator's jobs are)
+        order = np.broadcast_to(np.arange(submit.shape[-1]), submit.shape)
+    else:
+        order = np.argsort(submit, axis=-1, kind="stable")
+        columns_f = tuple(np.take_along_axis(column, order, axis=-1) for column in columns_f)
+        columns_i = tuple(np.take_along_axis(column, order, axis=-1) for column in columns_i)
+    return np.stack(columns_f, axis=-1), np.stack((order, *columns_i), axis=-1)
 
 
 def initial_queue_rows(n_jobs: int) -> int:

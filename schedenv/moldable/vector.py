@@ -3,9 +3,11 @@
 ``gym.make_vec("schedenv/Moldable-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the single env's compiled transition and observation
 (``kernel.step_rows``: fallback, ``transition``, ``_observe``) on its own rows of batched arrays, its
-mask written from its state only when asked (``kernel.mask_rows``), and draws its job set with the
-single env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs reset
-with seeds s, s+1, ..., i.e. ``gym.make_vec(..., vectorization_mode="sync")``, bit for bit:
+mask written from its state only when asked (``kernel.mask_rows``), and draws its job set from its own
+generator with the single env's draws (``CirneWorkload.raw_draws`` per copy, then the columns and arrival
+rows of all the copies resetting together at once, the same operations element by element; a subclass's
+own ``sample`` per copy), so a batch reset with ``seed=s`` equals B single envs reset with seeds s, s+1,
+..., i.e. ``gym.make_vec(..., vectorization_mode="sync")``, bit for bit:
 observations, rewards, terminations, masks (``tests/moldable/test_vector.py``). Copies are stepped
 one after the other in one thread (see ``schedenv.malleable.vector`` for why: run one process per
 core instead).
@@ -63,12 +65,15 @@ from schedenv.moldable.kernel import (
     TURNAROUND,
     WAITING,
     arrival_arrays,
+    arrival_rows,
     initial_policy_state,
     mask_rows,
     rank_rows,
     start_rows,
     step_rows,
 )
+from schedenv.moldable.workload import CirneWorkload, power_of_two_request
+from schedenv.validation import check_sampled
 from schedenv.vector import NativeVectorEnv
 
 BATCH_QUEUE_ROWS = 256
@@ -197,10 +202,12 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
 
     def _reset_rows(self, rows: np.ndarray) -> None:
         template = self.template
-        for i in rows:
-            if self._fixed is not None:
-                self._arrivals_f[i], self._arrivals_i[i] = self._fixed[0], self._fixed[1]
-            else:
+        if self._fixed is not None:
+            self._arrivals_f[rows], self._arrivals_i[rows] = self._fixed[0], self._fixed[1]
+        elif _plain_cirne(template.generator):
+            self._draw_rows(rows)
+        else:  # a subclass's own sample or draw: each copy through it, as the single env
+            for i in rows:
                 generator = self._generators[i]
                 assert generator is not None and template.generator is not None
                 jobs = template.generator.draw(generator, template.n_jobs, template.n_procs)
@@ -212,6 +219,28 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             template.n_procs, template.n_jobs, template.max_running, float(template.time_scale),
         )  # fmt: skip
         self._run(rows, np.full(self.num_envs, ADVANCE, dtype=np.int64))
+
+    def _draw_rows(self, rows: np.ndarray) -> None:
+        """The arrival rows of copies ``rows`` drawn as ``CirneWorkload.draw`` draws a single env's jobs: each
+        copy's ``raw_draws`` from its own generator, then the columns (``CirneWorkload.columns``), the gate on
+        the works (``check_sampled``) and the rows (``arrival_rows``, the Downey jobs of ``downey_jobs``:
+        size L, power-of-two request, no table) of all of them at once, element by element the same."""
+        generator, n, m = self.template.generator, self.template.n_jobs, self.template.n_procs
+        assert generator is not None
+        draws = []
+        for i in rows:
+            rng = self._generators[i]
+            assert rng is not None
+            draws.append(generator.raw_draws(rng, n))
+        submit, L, A, sigma = generator.columns(np.stack(draws), m)
+        try:
+            check_sampled("workload", L.ravel(), L.size, source=generator)
+        except ValueError:  # refused as the first copy's own draw would be
+            for works in L:
+                check_sampled("workload", works, n, source=generator)
+        self._arrivals_f[rows], self._arrivals_i[rows] = arrival_rows(
+            submit, L, L, A, sigma, np.full(submit.shape, -1, dtype=np.int64), power_of_two_request(A, m)
+        )
 
     def _state_info(self) -> dict[str, np.ndarray]:
         ints = self._ints
@@ -246,3 +275,11 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             "makespan": span,
             "overflow_fraction": stats[:, OVERFLOW] / np.maximum(stats[:, EPOCHS], 1.0),
         }
+
+
+def _plain_cirne(generator: CirneWorkload | None) -> bool:
+    """``generator`` draws with ``CirneWorkload``'s own ``draw`` and ``sample`` (a subclass may override them)."""
+    if generator is None:
+        return False
+    kind = type(generator)
+    return kind.draw is CirneWorkload.draw and kind.sample is CirneWorkload.sample
