@@ -457,15 +457,17 @@ def arrival_rows(
     """The arrival rows (float part, int part) of jobs given by aligned columns along the last axis: one
     job set's (n_jobs,) columns, or a stack (..., n_jobs) of several (the batched env's resets). Jobs go
     in arrival order (``MoldableJobSet.arrival_order``: by submit time, ties by index)."""
-    columns_f: tuple[np.ndarray, ...] = (submit, size, L, A, sigma)
-    columns_i: tuple[np.ndarray, ...] = (table_of, requested)
+    arrivals_f, arrivals_i = np.empty((*submit.shape, 5)), np.empty((*submit.shape, 3), dtype=np.int64)
     if (submit[..., 1:] >= submit[..., :-1]).all():  # already in arrival order (a generator's jobs are)
-        order = np.broadcast_to(np.arange(submit.shape[-1]), submit.shape)
+        order = np.arange(submit.shape[-1])
+        columns: tuple[np.ndarray, ...] = (submit, size, L, A, sigma, table_of, requested)
     else:
         order = np.argsort(submit, axis=-1, kind="stable")
-        columns_f = tuple(np.take_along_axis(column, order, axis=-1) for column in columns_f)
-        columns_i = tuple(np.take_along_axis(column, order, axis=-1) for column in columns_i)
-    return np.stack(columns_f, axis=-1), np.stack((order, *columns_i), axis=-1)
+        columns = tuple(np.take_along_axis(c, order, axis=-1) for c in (submit, size, L, A, sigma, table_of, requested))
+    for c in range(5):
+        arrivals_f[..., c] = columns[c]
+    arrivals_i[..., 0], arrivals_i[..., 1], arrivals_i[..., 2] = order, columns[5], columns[6]
+    return arrivals_f, arrivals_i
 
 
 def initial_queue_rows(n_jobs: int) -> int:

@@ -211,10 +211,11 @@ class CirneWorkload:
         """``sample``'s submit times, works L, parallelisms A (>= 1) and sigmas from ``raw_draws``: one
         episode's (4, n_jobs) draws, or a stack (..., 4, n_jobs) of several episodes' (the batched env's
         resets), element by element the same operations."""
-        gaps, unit, log_work, sigma = (draws[..., row, :] for row in range(4))
+        gaps = draws[..., 0, :]
         submit = np.zeros(gaps.shape)
         np.cumsum(gaps[..., :-1], axis=-1, out=submit[..., 1:])
-        return submit, np.exp(log_work), np.maximum(np.exp(unit * math.log(n_procs)), 1.0), sigma.copy()
+        A = np.maximum(np.exp(draws[..., 1, :] * math.log(n_procs)), 1.0)
+        return submit, np.exp(draws[..., 2, :]), A, draws[..., 3, :]
 
 
 def trace_jobs(replay: ReplayJobs, n_procs: int, sigma: float) -> MoldableJobSet:
