@@ -437,16 +437,37 @@ def transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tab
 def arrival_arrays(jobs: MoldableJobSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The kernel's arrival rows (float part, int part; in arrival order) and runtime tables of ``jobs``."""
     m = jobs.n_procs
-    order = jobs.arrival_order()
     table_jobs = sorted(jobs.tables)
     table_of = np.full(jobs.n_jobs, -1, dtype=np.int64)
     table_of[table_jobs] = np.arange(len(table_jobs))
     tables = np.array([jobs.tables[j] for j in table_jobs]).reshape(len(table_jobs), m)
-    arrivals_f = np.column_stack(
-        (jobs.submit[order], jobs.size[order], jobs.L[order], jobs.A[order], jobs.sigma[order])
-    )
-    arrivals_i = np.column_stack((order, table_of[order], jobs.requested[order]))
+    arrivals_f, arrivals_i = arrival_rows(jobs.submit, jobs.size, jobs.L, jobs.A, jobs.sigma, table_of, jobs.requested)
     return arrivals_f, arrivals_i, tables
+
+
+def arrival_rows(
+    submit: np.ndarray,
+    size: np.ndarray,
+    L: np.ndarray,
+    A: np.ndarray,
+    sigma: np.ndarray,
+    table_of: np.ndarray,
+    requested: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The arrival rows (float part, int part) of jobs given by aligned columns along the last axis: one
+    job set's (n_jobs,) columns, or a stack (..., n_jobs) of several (the batched env's resets). Jobs go
+    in arrival order (``MoldableJobSet.arrival_order``: by submit time, ties by index)."""
+    arrivals_f, arrivals_i = np.empty((*submit.shape, 5)), np.empty((*submit.shape, 3), dtype=np.int64)
+    if (submit[..., 1:] >= submit[..., :-1]).all():  # already in arrival order (a generator's jobs are)
+        order = np.arange(submit.shape[-1])
+        columns: tuple[np.ndarray, ...] = (submit, size, L, A, sigma, table_of, requested)
+    else:
+        order = np.argsort(submit, axis=-1, kind="stable")
+        columns = tuple(np.take_along_axis(c, order, axis=-1) for c in (submit, size, L, A, sigma, table_of, requested))
+    for c in range(5):
+        arrivals_f[..., c] = columns[c]
+    arrivals_i[..., 0], arrivals_i[..., 1], arrivals_i[..., 2] = order, columns[5], columns[6]
+    return arrivals_f, arrivals_i
 
 
 def initial_queue_rows(n_jobs: int) -> int:

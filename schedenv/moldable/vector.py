@@ -3,9 +3,11 @@
 ``gym.make_vec("schedenv/Moldable-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the single env's compiled transition and observation
 (``kernel.step_rows``: fallback, ``transition``, ``_observe``) on its own rows of batched arrays, its
-mask written from its state only when asked (``kernel.mask_rows``), and draws its job set with the
-single env's own draw from its own generator, so a batch reset with ``seed=s`` equals B single envs reset
-with seeds s, s+1, ..., i.e. ``gym.make_vec(..., vectorization_mode="sync")``, bit for bit:
+mask written from its state only when asked (``kernel.mask_rows``), and draws its job set from its own
+generator with the single env's draws (``CirneWorkload.raw_draws`` per copy, then the columns and arrival
+rows of all the copies resetting together at once, the same operations element by element; a subclass's
+own ``sample`` per copy), so a batch reset with ``seed=s`` equals B single envs reset with seeds s, s+1,
+..., i.e. ``gym.make_vec(..., vectorization_mode="sync")``, bit for bit:
 observations, rewards, terminations, masks (``tests/moldable/test_vector.py``). Copies are stepped
 one after the other in one thread (see ``schedenv.malleable.vector`` for why: run one process per
 core instead).
@@ -16,7 +18,8 @@ Actions are a (B,) integer array of the single env's ``Discrete`` actions (flat,
 ``invalid_action`` says (fallback, penalty; "raise" raises ``ValueError`` naming the copies and
 changes nothing); ``info["invalid_action"]`` says which copies fell back. A value outside the
 action space raises in every mode. ``action_masks()`` gives the (B, n) int8 masks (what MaskablePPO
-reads), all ones for a copy whose episode has just ended; ``info["action_mask"]`` the same.
+reads), all ones for a copy whose episode has just ended; ``info["action_mask"]`` the same (a step
+writes them once: the first ``action_masks()`` call after it returns that very array).
 
 Autoreset, partial resets, seeding, ``final_obs`` / ``final_info`` and ``call`` / ``get_attr`` are
 :class:`schedenv.vector.NativeVectorEnv`'s, the same in every family (the contract: the architecture
@@ -63,12 +66,15 @@ from schedenv.moldable.kernel import (
     TURNAROUND,
     WAITING,
     arrival_arrays,
+    arrival_rows,
     initial_policy_state,
     mask_rows,
     rank_rows,
     start_rows,
     step_rows,
 )
+from schedenv.moldable.workload import CirneWorkload, power_of_two_request
+from schedenv.validation import check_sampled
 from schedenv.vector import NativeVectorEnv
 
 BATCH_QUEUE_ROWS = 256
@@ -121,9 +127,20 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         self._stats = np.zeros((b, 8))
         self._rewards, self._invalid = np.zeros(b), np.zeros(b, dtype=np.bool_)
         self._status = np.zeros(b, dtype=np.int64)
+        self._reported: np.ndarray | None = None
+        """The masks of the current state that the last ``info`` reported, until ``action_masks()`` hands them
+        out or the state changes (None then): a step writes the 4 KB a copy once, not twice."""
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``."""
+        """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``.
+
+        The first call after a step returns the very array of that step's ``info["action_mask"]`` (the
+        masks are written once per step); any other call returns a fresh array."""
+        masks, self._reported = self._reported, None
+        return self._masks() if masks is None else masks
+
+    def _masks(self) -> np.ndarray:
+        """``action_masks()`` of the current state, a fresh array."""
         if self._ranked:
             return self._candidate_mask.copy()
         flat = self._flat_masks()
@@ -138,6 +155,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
     # ----------------------------------------------------------------- the family's hooks
     def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         chosen = self._check_actions(actions, stepping)
+        self._reported = None
         self._invalid[self._autoreset] = False
         self._run(stepping, chosen)
         if self._ranked:  # the flat actions stepped were valid: a masked candidate was replaced by candidate 0
@@ -196,11 +214,14 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             step_rows(waiting, advance, self._penalty, *self._kernel_arrays())
 
     def _reset_rows(self, rows: np.ndarray) -> None:
+        self._reported = None
         template = self.template
-        for i in rows:
-            if self._fixed is not None:
-                self._arrivals_f[i], self._arrivals_i[i] = self._fixed[0], self._fixed[1]
-            else:
+        if self._fixed is not None:
+            self._arrivals_f[rows], self._arrivals_i[rows] = self._fixed[0], self._fixed[1]
+        elif _plain_cirne(template.generator):
+            self._draw_rows(rows)
+        else:  # a subclass's own sample or draw: each copy through it, as the single env
+            for i in rows:
                 generator = self._generators[i]
                 assert generator is not None and template.generator is not None
                 jobs = template.generator.draw(generator, template.n_jobs, template.n_procs)
@@ -213,6 +234,28 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         )  # fmt: skip
         self._run(rows, np.full(self.num_envs, ADVANCE, dtype=np.int64))
 
+    def _draw_rows(self, rows: np.ndarray) -> None:
+        """The arrival rows of copies ``rows`` drawn as ``CirneWorkload.draw`` draws a single env's jobs: each
+        copy's ``raw_draws`` from its own generator, then the columns (``CirneWorkload.columns``), the gate on
+        the works (``check_sampled``) and the rows (``arrival_rows``, the Downey jobs of ``downey_jobs``:
+        size L, power-of-two request, no table) of all of them at once, element by element the same."""
+        generator, n, m = self.template.generator, self.template.n_jobs, self.template.n_procs
+        assert generator is not None
+        draws = []
+        for i in rows:
+            rng = self._generators[i]
+            assert rng is not None
+            draws.append(generator.raw_draws(rng, n))
+        submit, L, A, sigma = generator.columns(np.stack(draws), m)
+        try:
+            check_sampled("workload", L.ravel(), L.size, source=generator)
+        except ValueError:  # refused as the first copy's own draw would be
+            for works in L:
+                check_sampled("workload", works, n, source=generator)
+        self._arrivals_f[rows], self._arrivals_i[rows] = arrival_rows(
+            submit, L, L, A, sigma, np.full(submit.shape, -1, dtype=np.int64), power_of_two_request(A, m)
+        )
+
     def _state_info(self) -> dict[str, np.ndarray]:
         ints = self._ints
         n_queued, n_running = ints[:, N_QUEUED].copy(), ints[:, N_RUNNING].copy()
@@ -223,9 +266,14 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             "n_running": n_running,
             "free_procs": ints[:, FREE].copy(),
             "n_outside": n_queued - np.minimum(n_queued, self.max_jobs),
-            "action_mask": self.action_masks(),
+            "action_mask": self._report_masks(),
             "invalid_action": self._invalid.copy(),
         }
+
+    def _report_masks(self) -> np.ndarray:
+        """``info["action_mask"]``: the current masks, kept for the next ``action_masks()`` call."""
+        self._reported = self._masks()
+        return self._reported
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
         """The single env's ``episode_metrics`` of the copies ``ended``, one value per copy."""
@@ -246,3 +294,11 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             "makespan": span,
             "overflow_fraction": stats[:, OVERFLOW] / np.maximum(stats[:, EPOCHS], 1.0),
         }
+
+
+def _plain_cirne(generator: CirneWorkload | None) -> bool:
+    """``generator`` draws with ``CirneWorkload``'s own ``draw`` and ``sample`` (a subclass may override them)."""
+    if generator is None:
+        return False
+    kind = type(generator)
+    return kind.draw is CirneWorkload.draw and kind.sample is CirneWorkload.sample

@@ -193,12 +193,29 @@ class CirneWorkload:
 
     def sample(self, rng: np.random.Generator, n_jobs: int, n_procs: int) -> MoldableJobSet:
         """``n_jobs`` jobs; the first arrives at t = 0. Draw order: gaps, A, L, sigma (common random numbers)."""
-        gaps = rng.exponential(self.arrival_interval, n_jobs)
-        submit = np.concatenate([[0.0], np.cumsum(gaps[:-1])])
-        A = np.exp(rng.random(n_jobs) * math.log(n_procs))
-        L = np.exp(rng.uniform(math.log(self.work_low), math.log(self.work_high), n_jobs))
-        sigma = rng.uniform(self.sigma_low, self.sigma_high, n_jobs)
-        return downey_jobs(submit, L, np.maximum(A, 1.0), sigma, n_procs)
+        submit, L, A, sigma = self.columns(self.raw_draws(rng, n_jobs), n_procs)
+        return downey_jobs(submit, L, A, sigma, n_procs)
+
+    def raw_draws(self, rng: np.random.Generator, n_jobs: int) -> np.ndarray:
+        """``sample``'s draws from ``rng``, in its order, as rows of a (4, n_jobs) array: the exponential
+        gaps, the uniforms of A, the log works and the sigmas."""
+        draws = np.empty((4, n_jobs))
+        draws[0] = rng.exponential(self.arrival_interval, n_jobs)
+        draws[1] = rng.random(n_jobs)
+        draws[2] = rng.uniform(math.log(self.work_low), math.log(self.work_high), n_jobs)
+        draws[3] = rng.uniform(self.sigma_low, self.sigma_high, n_jobs)
+        return draws
+
+    @staticmethod
+    def columns(draws: np.ndarray, n_procs: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``sample``'s submit times, works L, parallelisms A (>= 1) and sigmas from ``raw_draws``: one
+        episode's (4, n_jobs) draws, or a stack (..., 4, n_jobs) of several episodes' (the batched env's
+        resets), element by element the same operations."""
+        gaps = draws[..., 0, :]
+        submit = np.zeros(gaps.shape)
+        np.cumsum(gaps[..., :-1], axis=-1, out=submit[..., 1:])
+        A = np.maximum(np.exp(draws[..., 1, :] * math.log(n_procs)), 1.0)
+        return submit, np.exp(draws[..., 2, :]), A, draws[..., 3, :]
 
 
 def trace_jobs(replay: ReplayJobs, n_procs: int, sigma: float) -> MoldableJobSet:

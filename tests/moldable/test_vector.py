@@ -13,8 +13,9 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import schedenv  # noqa: F401 - registers the env ids
-from schedenv.moldable.kernel import initial_queue_rows
+from schedenv.moldable.kernel import arrival_arrays, arrival_rows, initial_queue_rows
 from schedenv.moldable.vector import BATCH_QUEUE_ROWS, MoldableVectorEnv
+from schedenv.moldable.workload import CirneWorkload, MoldableJobSet, downey_jobs
 
 ENV = "schedenv/Moldable-v0"
 TABLES = [
@@ -246,3 +247,64 @@ def test_scenario_parameters_end_every_copys_observation() -> None:
             np.testing.assert_array_equal(info["final_obs"][i][-4:], params)
             ended += 1
     assert ended >= 3
+
+
+class HalvedWorks(CirneWorkload):
+    """A generator whose own ``sample`` the batched env must call per copy (it cannot draw the batch at once)."""
+
+    def sample(self, rng: np.random.Generator, n_jobs: int, n_procs: int) -> MoldableJobSet:
+        jobs = super().sample(rng, n_jobs, n_procs)
+        return downey_jobs(jobs.submit, jobs.L / 2, jobs.A, jobs.sigma, n_procs)
+
+
+@pytest.mark.parametrize("workload", [CirneWorkload(arrival_interval=300.0), HalvedWorks(arrival_interval=300.0)])
+def test_each_copys_arrival_rows_are_its_single_envs_drawn_jobs(workload: CirneWorkload) -> None:
+    """The batch draws CirneWorkload's jobs for all resetting copies at once (a subclass's own sample per copy):
+    each copy's arrival rows equal, bit for bit, those of a single env reset with the copy's seed."""
+    kwargs = {"n_procs": 32, "n_jobs": 40, "max_jobs": 4, "workload": workload}
+    venv = gym.make_vec(ENV, num_envs=5, vectorization_mode="vector_entry_point", **kwargs)
+    venv.reset(seed=11)
+    venv.reset(options={"reset_mask": np.array([False, True, False, True, True])})  # a second draw, 3 copies
+    ours = venv.unwrapped
+    for i in range(5):
+        env = gym.make(ENV, **kwargs)
+        env.reset(seed=11 + i)
+        if i in (1, 3, 4):
+            env.reset()
+        arrivals_f, arrivals_i, _ = arrival_arrays(env.unwrapped.job_set)
+        np.testing.assert_array_equal(ours._arrivals_f[i], arrivals_f)
+        np.testing.assert_array_equal(ours._arrivals_i[i], arrivals_i)
+    venv.close()
+
+
+def test_arrival_rows_order_jobs_by_submit_time_ties_by_index() -> None:
+    """Jobs given out of submit order go in arrival order (stable: equal submit times keep their index order)."""
+    submit = np.array([[5.0, 1.0, 1.0, 0.0], [0.0, 1.0, 2.0, 3.0]])
+    index = np.broadcast_to(np.arange(4.0), submit.shape)
+    arrivals_f, arrivals_i = arrival_rows(
+        submit, index, index, index, index, -np.ones((2, 4), int), 10 + submit.astype(int)
+    )
+    np.testing.assert_array_equal(arrivals_i[0], [[3, -1, 10], [1, -1, 11], [2, -1, 11], [0, -1, 15]])
+    np.testing.assert_array_equal(arrivals_f[0, :, 0], [0.0, 1.0, 1.0, 5.0])
+    np.testing.assert_array_equal(arrivals_f[0, :, 1], [3.0, 1.0, 2.0, 0.0])
+    np.testing.assert_array_equal(arrivals_i[1, :, 0], [0, 1, 2, 3])
+    np.testing.assert_array_equal(arrivals_f[1, :, 0], [0.0, 1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("action_mode", ["flat", "factored", "ranked"])
+def test_a_steps_masks_are_written_once_and_every_later_call_gives_a_fresh_equal_array(action_mode: str) -> None:
+    venv = gym.make_vec(ENV, num_envs=3, vectorization_mode="vector_entry_point", **CONFIGS[0], action_mode=action_mode)
+    ours = venv.unwrapped
+    venv.reset(seed=5)
+    after_reset = ours.action_masks()
+    np.testing.assert_array_equal(after_reset, ours.action_masks())
+    for _ in range(6):
+        *_, info = venv.step(after_reset.argmax(axis=1) if action_mode != "factored" else venv.action_space.sample())
+        first, second = ours.action_masks(), ours.action_masks()
+        assert first is info["action_mask"]
+        assert second is not first
+        np.testing.assert_array_equal(second, first)
+        second[:] = 0  # a caller's own copy: the next call is unchanged
+        np.testing.assert_array_equal(ours.action_masks(), first)
+        after_reset = first
+    venv.close()
