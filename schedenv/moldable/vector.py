@@ -18,8 +18,7 @@ Actions are a (B,) integer array of the single env's ``Discrete`` actions (flat,
 ``invalid_action`` says (fallback, penalty; "raise" raises ``ValueError`` naming the copies and
 changes nothing); ``info["invalid_action"]`` says which copies fell back. A value outside the
 action space raises in every mode. ``action_masks()`` gives the (B, n) int8 masks (what MaskablePPO
-reads), all ones for a copy whose episode has just ended; ``info["action_mask"]`` the same (a step
-writes them once: the first ``action_masks()`` call after it returns that very array).
+reads), all ones for a copy whose episode has just ended; ``info["action_mask"]`` the same.
 
 Autoreset, partial resets, seeding, ``final_obs`` / ``final_info`` and ``call`` / ``get_attr`` are
 :class:`schedenv.vector.NativeVectorEnv`'s, the same in every family (the contract: the architecture
@@ -127,20 +126,9 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         self._stats = np.zeros((b, 8))
         self._rewards, self._invalid = np.zeros(b), np.zeros(b, dtype=np.bool_)
         self._status = np.zeros(b, dtype=np.int64)
-        self._reported: np.ndarray | None = None
-        """The masks of the current state that the last ``info`` reported, until ``action_masks()`` hands them
-        out or the state changes (None then): a step writes the 4 KB a copy once, not twice."""
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``.
-
-        The first call after a step returns the very array of that step's ``info["action_mask"]`` (the
-        masks are written once per step); any other call returns a fresh array."""
-        masks, self._reported = self._reported, None
-        return self._masks() if masks is None else masks
-
-    def _masks(self) -> np.ndarray:
-        """``action_masks()`` of the current state, a fresh array."""
+        """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``."""
         if self._ranked:
             return self._candidate_mask.copy()
         flat = self._flat_masks()
@@ -155,7 +143,6 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
     # ----------------------------------------------------------------- the family's hooks
     def _step_rows(self, actions: Any, stepping: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         chosen = self._check_actions(actions, stepping)
-        self._reported = None
         self._invalid[self._autoreset] = False
         self._run(stepping, chosen)
         if self._ranked:  # the flat actions stepped were valid: a masked candidate was replaced by candidate 0
@@ -214,7 +201,6 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             step_rows(waiting, advance, self._penalty, *self._kernel_arrays())
 
     def _reset_rows(self, rows: np.ndarray) -> None:
-        self._reported = None
         template = self.template
         if self._fixed is not None:
             self._arrivals_f[rows], self._arrivals_i[rows] = self._fixed[0], self._fixed[1]
@@ -266,14 +252,9 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             "n_running": n_running,
             "free_procs": ints[:, FREE].copy(),
             "n_outside": n_queued - np.minimum(n_queued, self.max_jobs),
-            "action_mask": self._report_masks(),
+            "action_mask": self.action_masks(),
             "invalid_action": self._invalid.copy(),
         }
-
-    def _report_masks(self) -> np.ndarray:
-        """``info["action_mask"]``: the current masks, kept for the next ``action_masks()`` call."""
-        self._reported = self._masks()
-        return self._reported
 
     def _episode_metrics(self, ended: np.ndarray) -> dict[str, np.ndarray]:
         """The single env's ``episode_metrics`` of the copies ``ended``, one value per copy."""

@@ -289,22 +289,3 @@ def test_arrival_rows_order_jobs_by_submit_time_ties_by_index() -> None:
     np.testing.assert_array_equal(arrivals_f[0, :, 1], [3.0, 1.0, 2.0, 0.0])
     np.testing.assert_array_equal(arrivals_i[1, :, 0], [0, 1, 2, 3])
     np.testing.assert_array_equal(arrivals_f[1, :, 0], [0.0, 1.0, 2.0, 3.0])
-
-
-@pytest.mark.parametrize("action_mode", ["flat", "factored", "ranked"])
-def test_a_steps_masks_are_written_once_and_every_later_call_gives_a_fresh_equal_array(action_mode: str) -> None:
-    venv = gym.make_vec(ENV, num_envs=3, vectorization_mode="vector_entry_point", **CONFIGS[0], action_mode=action_mode)
-    ours = venv.unwrapped
-    venv.reset(seed=5)
-    after_reset = ours.action_masks()
-    np.testing.assert_array_equal(after_reset, ours.action_masks())
-    for _ in range(6):
-        *_, info = venv.step(after_reset.argmax(axis=1) if action_mode != "factored" else venv.action_space.sample())
-        first, second = ours.action_masks(), ours.action_masks()
-        assert first is info["action_mask"]
-        assert second is not first
-        np.testing.assert_array_equal(second, first)
-        second[:] = 0  # a caller's own copy: the next call is unchanged
-        np.testing.assert_array_equal(ours.action_masks(), first)
-        after_reset = first
-    venv.close()
