@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # NO_MKDOCS_2_WARNING silences Material's notice about MkDocs 2, which is not about this site.
 DOCS_BUILD := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-.PHONY: install demo test lint docs
+.PHONY: install demo test lint docs check-reproductions
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -39,3 +39,11 @@ docs: install
 
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy && $(BIN)/lint-imports
+
+# Every paper reproduction rerun in full and compared with its committed result in benchmarks/results/
+# (`schedenv reproduce NAME --check`: any changed number is printed and fails the target); about 25
+# CPU-minutes. Outputs go to fresh runs/reproduce-NAME-<time>/ folders.
+check-reproductions: install
+	@status=0; for figure in $$($(BIN)/schedenv reproduce --list | cut -d' ' -f1); do \
+		echo "== $$figure"; $(BIN)/schedenv reproduce $$figure --check --quiet || status=1; \
+	done; exit $$status
