@@ -339,11 +339,16 @@ THROUGHPUT: dict[str, Any] = {
 
 
 def _train_rate(config: Any, rollouts: int) -> float:
-    """Samples/s of ``agents.train.train`` over ``rollouts`` rollouts of ``config``, after a one-rollout warm-up."""
+    """Samples/s of ``agents.train.train`` over ``rollouts`` rollouts of ``config``, after a one-rollout warm-up.
+
+    Learning only (``TrainResult.seconds``), so the config's warm start, which that figure leaves out, is not
+    run: it changes the policy's weights, not the cost of a rollout or an update (Dispatch's clone of a
+    208,000-decision episode took a minute per call)."""
     import tempfile
 
     from agents.train import train
 
+    config = dataclasses.replace(config, warm_start=None)
     rollout = config.n_envs * int(config.algo_kwargs.get("n_steps", 2048))
     with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):  # train's config tables
         train(dataclasses.replace(config, timesteps=rollout, eval_episodes=1), f"{folder}/warm")
