@@ -19,7 +19,6 @@ import yaml
 
 import baselines
 import schedenv
-from agents.train import CONFIG_DIR, family_config
 from schedenv import family
 from schedenv.cli import main
 from schedenv.comparison import objective_metric
@@ -95,6 +94,9 @@ def test_the_objective_and_metrics_are_those_an_episode_reports(entry: family.Fa
 
 @pytest.mark.parametrize("entry", BUILTIN, ids=IDS)
 def test_the_rl_configs_exist_and_train_the_family_with_their_algorithm(entry: family.Family) -> None:
+    pytest.importorskip("torch", reason="the rl extra is not installed: pip install -e '.[rl]'")
+    from agents.train import CONFIG_DIR, family_config
+
     for algo, name in entry.rl_configs.items():
         config = yaml.safe_load((CONFIG_DIR / name).read_text())
         assert (config["env_id"], config["algo"]) == (entry.env_id, algo)
@@ -103,6 +105,9 @@ def test_the_rl_configs_exist_and_train_the_family_with_their_algorithm(entry: f
 
 
 def test_every_shipped_config_is_a_registered_familys() -> None:
+    pytest.importorskip("torch", reason="the rl extra is not installed: pip install -e '.[rl]'")
+    from agents.train import CONFIG_DIR
+
     env_ids = {f.env_id for f in family.families()}
     for path in CONFIG_DIR.glob("*.yaml"):
         assert yaml.safe_load(path.read_text())["env_id"] in env_ids, path.name

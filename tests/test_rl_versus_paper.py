@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 import yaml
 
+pytest.importorskip("torch", reason="the rl extra is not installed: pip install -e '.[rl]'")
+
 from agents.protocol import SEALED_TEST_SEEDS, config_hash
 from agents.results import load_results, within
 from agents.train import CONFIG_DIR, resolve_config

@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.train import CONFIG_DIR, resolve_config
 from schedenv.dispatch.preset import BENCHMARK_KWARGS, BENCHMARK_TEST_SEEDS
 from schedenv.leaderboard import suites
 from schedenv.reproduce import available_figures
@@ -24,11 +23,15 @@ from schedenv.reproduce import available_figures
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "reproduce"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import dispatch_convergence
-import rl_versus_paper
 from _claims import STATUSES, parse_claims
 
 
 def test_the_shipped_config_and_the_rl_comparison_use_the_preset() -> None:
+    pytest.importorskip("torch", reason="the rl extra is not installed: pip install -e '.[rl]'")
+    import rl_versus_paper
+
+    from agents.train import CONFIG_DIR, resolve_config
+
     config = resolve_config(str(CONFIG_DIR / "dispatch_maskable_ppo.yaml"), {})
     assert config.env_id == suites.DISPATCH
     assert config.env_kwargs == BENCHMARK_KWARGS
@@ -75,6 +78,8 @@ def test_a_flip_is_an_order_change_that_is_not_a_tie_on_both_sets() -> None:
 
 
 def test_the_quick_reproduction_writes_its_claims_and_half_widths_shrink_with_the_horizon(tmp_path: Path) -> None:
+    # the study also reports the seeds each RL setting needs (read from the shipped configs)
+    pytest.importorskip("torch", reason="the rl extra is not installed: pip install -e '.[rl]'")
     assert "dispatch-convergence" in available_figures()
     assert dispatch_convergence.main(["--quick", "--out", str(tmp_path)]) == 0
     text = (tmp_path / "dispatch-convergence.md").read_text()

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from tests.interop.examples import run_example
+
+pytest.importorskip("torch", reason="the CleanRL-style example trains a torch policy: pip install torch")
 
 
 def test_single_file_ppo_runs_its_updates_on_whole_episodes() -> None:

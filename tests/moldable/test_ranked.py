@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 import baselines
-from agents.warmstart import demonstrate
 from schedenv.evaluation import evaluate
 from schedenv.fastpath import supports
 from schedenv.moldable import MoldableEnv
@@ -76,6 +75,9 @@ def test_always_candidate_zero_is_hrf_easy(kwargs: dict[str, Any], seed: int) ->
 
 @pytest.mark.parametrize("kwargs", SCENARIOS, ids=IDS)
 def test_the_baseline_acts_as_candidate_zero_and_evaluates_alike(kwargs: dict[str, Any]) -> None:
+    pytest.importorskip("torch", reason="the rl extra is not installed: pip install -e '.[rl]'")
+    from agents.warmstart import demonstrate
+
     """``from_flat`` maps HRF-EASY's decision to candidate 0, so ``evaluate`` (and a warm start) see the
     baseline itself; other baselines are projected onto the candidates, so only hrf-easy has a fast path."""
     demos = demonstrate(ENV, {"action_mode": "ranked", **kwargs}, "hrf-easy", iter(SEEDS), min_steps=1)

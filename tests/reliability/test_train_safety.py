@@ -18,12 +18,13 @@ import time
 from pathlib import Path
 
 import pytest
-import torch
 
-from agents import runs
-from agents.cli import INTERRUPTED
-from agents.train import TrainConfig, check_device, train
-from schedenv.cli import main
+torch = pytest.importorskip("torch", reason="the rl extra is not installed: pip install -e '.[rl]'")
+
+from agents import runs  # noqa: E402  (after the importorskip)
+from agents.cli import INTERRUPTED  # noqa: E402  (after the importorskip)
+from agents.train import TrainConfig, check_device, train  # noqa: E402  (after the importorskip)
+from schedenv.cli import main  # noqa: E402  (after the importorskip)
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
