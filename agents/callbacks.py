@@ -109,9 +109,10 @@ class RolloutTimer(BaseCallback):
         self.rollout_seconds = 0.0
         """Time inside rollouts so far (the env steps and the policy's forward passes), ``excluded`` left out."""
         self.update_seconds = 0.0
-        """Time from each rollout's end to the next rollout's start (the update and its logging)."""
+        """Time from each rollout's end to the next rollout's start or the end of training (the update and its
+        logging)."""
         self.last_end: float | None = None
-        """When the last rollout ended (None before the first)."""
+        """When the last rollout ended (None before the first, and again once training ended)."""
         self._started, self._excluded_at_start = 0.0, 0.0
 
     def _on_rollout_start(self) -> None:
@@ -123,6 +124,11 @@ class RolloutTimer(BaseCallback):
     def _on_rollout_end(self) -> None:
         self.last_end = time.perf_counter()
         self.rollout_seconds += self.last_end - self._started - (self.excluded() - self._excluded_at_start)
+
+    def _on_training_end(self) -> None:  # the last update, after the last rollout
+        if self.last_end is not None:
+            self.update_seconds += time.perf_counter() - self.last_end
+            self.last_end = None
 
     def _on_step(self) -> bool:
         return True

@@ -406,10 +406,7 @@ def train(
                 tb_log_name="run",
                 progress_bar=progress,
             )
-        learnt = time.perf_counter()
-        seconds = learnt - started
-        if timer.last_end is not None:  # the last update, after the last rollout
-            timer.update_seconds += learnt - timer.last_end
+        seconds = time.perf_counter() - started
         checkpointer.save()
         if not evaluation.history or evaluation.history[-1]["timesteps"] != model.num_timesteps:
             evaluation.evaluate_now()
