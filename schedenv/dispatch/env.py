@@ -35,7 +35,9 @@ from schedenv.validation import (
     MAX_SERVERS,
     MAX_WINDOW,
     as_real_array,
+    check_action_index,
     check_choice,
+    check_flag,
     check_int,
     check_nonnegative,
     check_positive,
@@ -265,12 +267,8 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self.jobs = parse_jobs(jobs)
         if self.jobs is not None:  # load and size_dist stay: model-based policies (TAGS, SITA-E) read them
             refuse_ignored(DispatchEnv, "explicit jobs", {"n_arrivals": n_arrivals})
-        if not isinstance(size_known, (bool, np.bool_)):
-            raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
-        self.size_known = bool(size_known)
-        if not isinstance(observe_params, (bool, np.bool_)):
-            raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
-        self.observe_params = bool(observe_params)
+        self.size_known = check_flag("size_known", size_known)
+        self.observe_params = check_flag("observe_params", observe_params)
         self.time_limits = _parse_time_limits(time_limits, self.size_dist)
         self.objective = check_choice("objective", objective, OBJECTIVES)
         self.max_jobs = check_int("max_jobs", max_jobs, minimum=0, maximum=MAX_WINDOW)
@@ -400,15 +398,7 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
 
     def _checked_action(self, action: Any, core: FastCore) -> tuple[int, int, bool]:
         """(destination, limit index, whether the action was masked and replaced by its fallback)."""
-        if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
-            index = int(action)
-        else:
-            value = np.asarray(action)
-            if value.size != 1 or value.dtype.kind not in "iu":
-                raise ValueError(f"action={action!r} is not allowed; it must be one integer in [0, {self.n_actions})")
-            index = int(value.reshape(()))
-        if not 0 <= index < self.n_actions:
-            raise ValueError(f"action={index} is out of range; it must lie in [0, {self.n_actions})")
+        index = check_action_index(action, self.n_actions)
         destination, limit = divmod(index, self.n_limits)
         exceeded = core.exceeded
         if limit > exceeded:

@@ -45,6 +45,7 @@ from schedenv.validation import (
     MAX_JOBS,
     MAX_WINDOW,
     check_choice,
+    check_flag,
     check_int,
     check_positive,
     check_probability,
@@ -54,7 +55,16 @@ from schedenv.validation import (
     refuse_ignored,
     reject_unknown_kwargs,
 )
-from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup, draw_sizes
+from schedenv.workloads import (
+    Distribution,
+    Pareto,
+    PoissonArrivals,
+    Power,
+    Speedup,
+    as_speedup,
+    draw_sizes,
+    poisson_job_stream,
+)
 
 PARAM_FEATURES = 4
 """Scenario features appended with ``observe_params=True``: p, load, objective, log10(1 + N) / 6."""
@@ -260,9 +270,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self.load = check_positive("load", load)
         self.allocation = check_choice("allocation", allocation, ALLOCATION_MODES)
         self.action_mode = _check_action_mode(action_mode, self.allocation, self.speedup)
-        if not isinstance(observe_params, bool | np.bool_):
-            raise TypeError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
-        self.observe_params = bool(observe_params)
+        self.observe_params = check_flag("observe_params", observe_params)
         self.p_range = _check_p_range(p_range, self.speedup)
         if self.p_range is not None:
             self.speedup = Power(self.p_range[1])  # the largest p: the strictest load check below
@@ -521,8 +529,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         if self.mode == "offline":
             return np.zeros(self.n_jobs), draw_sizes("size_dist", self.size_dist, self.np_random, self.n_jobs)
         assert self.arrival_process is not None
-        gaps = self.arrival_process.interarrival_times(self.np_random, self.n_arrivals)
-        return np.cumsum(gaps), draw_sizes("size_dist", self.size_dist, self.np_random, self.n_arrivals)
+        return poisson_job_stream(self.n_arrivals, self.arrival_process, self.size_dist, self.np_random)
 
     def _require_core(self) -> FastCore | ReferenceCore:
         if self._core is None:

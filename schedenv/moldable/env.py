@@ -45,7 +45,9 @@ from schedenv.validation import (
     MAX_JOBS,
     MAX_SERVERS,
     MAX_WINDOW,
+    check_action_index,
     check_choice,
+    check_flag,
     check_int,
     check_nonnegative,
     check_scale,
@@ -323,9 +325,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
         self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
-        if not isinstance(observe_params, (bool, np.bool_)):
-            raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
-        self.observe_params = bool(observe_params)
+        self.observe_params = check_flag("observe_params", observe_params)
         self.trace_sigma = check_nonnegative("trace_sigma", trace_sigma)
         self.generator: CirneWorkload | None = None
         self.fixed_jobs: MoldableJobSet | None = None
@@ -542,17 +542,7 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         """The flat action of an element of the action space; ``ValueError`` for anything else."""
         if self.action_mode == "factored":
             return self._as_factored(action)
-        # plain ints (what masked samplers and baselines give) skip numpy's conversion
-        if type(action) is int or isinstance(action, np.integer):
-            value = int(action)
-        else:
-            array = np.asarray(action)
-            if array.size != 1 or not np.issubdtype(array.dtype, np.integer):
-                raise ValueError(f"action={action!r} is not allowed; it must be one integer in [0, {self._n_actions})")
-            value = int(array.reshape(()))
-        if not 0 <= value < self._n_actions:
-            raise ValueError(f"action={value} is out of range [0, {self._n_actions})")
-        return value
+        return check_action_index(action, self._n_actions)
 
     def _as_factored(self, action: Any) -> int:
         array = np.asarray(action)

@@ -39,6 +39,7 @@ from schedenv.validation import (
     MAX_WINDOW,
     as_real_array,
     check_choice,
+    check_flag,
     check_int,
     check_nonnegative,
     check_positive,
@@ -288,12 +289,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTIONS)
         self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
-        if not isinstance(size_known, bool):
-            raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
-        self.size_known = size_known
-        if not isinstance(observe_params, bool):
-            raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
-        self.observe_params = observe_params
+        self.size_known = check_flag("size_known", size_known)
+        self.observe_params = check_flag("observe_params", observe_params)
         self.render_mode = check_render_mode(render_mode)
         self._display = HumanDisplay(self.metadata["render_fps"]) if self.render_mode == "human" else None
         for name, law in (("size_dist", size_dist), ("duration_dist", duration_dist)):
@@ -487,23 +484,17 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     @property
     def state(self) -> MultiserverState:
         """The simulator state (read-only arrays of the jobs present, in arrival order)."""
-        if self._core is None:
-            raise RuntimeError("call reset() first")
-        return self._core.state
+        return self._require_core().state
 
     @property
     def params(self) -> MultiserverParams:
         """The episode's job stream and server count."""
-        if self._core is None:
-            raise RuntimeError("call reset() first")
-        return self._core.params
+        return self._require_core().params
 
     @property
     def window(self) -> np.ndarray:
         """Positions in ``state``'s arrays of the jobs in the window, in slot order (read-only)."""
-        if self._core is None:
-            raise RuntimeError("call reset() first")
-        return self._core.window
+        return self._require_core().window
 
     @property
     def commit_action(self) -> int:
@@ -622,6 +613,11 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         return pack_service_set(self.packing, window[order], state.server_need, self.n_servers)
 
     # ----------------------------------------------------------------- internals
+    def _require_core(self) -> FastCore:
+        if self._core is None:
+            raise RuntimeError("call reset() first")
+        return self._core
+
     def _replay_trace(self, trace: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if not isinstance(trace, str):
             raise ValueError(
