@@ -16,7 +16,10 @@ import numpy as np
 
 from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
 from schedenv.reference import EpisodeReference
-from schedenv.validation import check_seed
+from schedenv.validation import check_choice, check_nonnegative, check_seed
+
+INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
+"""``invalid_action``: what a masked action does (each env's section on masks)."""
 
 
 class _Core(Protocol):
@@ -51,6 +54,16 @@ class SchedulingEnv(gym.Env[np.ndarray, ActT], Generic[ActT, CoreT]):
         self._reference = EpisodeReference(env_id, arguments)
         self.reference = self._reference.name
         self.reward_scale = self._reference.reward_scale
+
+    def _set_up_invalid_actions(self, invalid_action: Any, invalid_action_penalty: Any) -> None:
+        """``invalid_action`` (one of ``INVALID_ACTION_MODES``) and ``invalid_action_penalty`` (>= 0), checked."""
+        self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
+        self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
+
+    def _penalty(self, invalid: bool) -> float:
+        """What a step's reward loses (before ``reward_scale``): ``invalid_action_penalty`` for a masked
+        action under ``invalid_action="penalty"``, else 0."""
+        return self.invalid_action_penalty if invalid and self.invalid_action == "penalty" else 0.0
 
     def _start_episode(self, seed: Any) -> None:
         """``reset``'s first step: seed ``np_random`` (``check_seed``) and let the reference run remember it."""
@@ -97,4 +110,4 @@ class SchedulingEnv(gym.Env[np.ndarray, ActT], Generic[ActT, CoreT]):
             self._display.close()
 
 
-__all__ = ["SchedulingEnv"]
+__all__ = ["INVALID_ACTION_MODES", "SchedulingEnv"]

@@ -27,6 +27,7 @@ from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
 from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
 from schedenv.dispatch.workload import default_size_dist, parse_jobs
+from schedenv.envbase import INVALID_ACTION_MODES as INVALID_ACTION_MODES  # re-exported
 from schedenv.envbase import SchedulingEnv
 from schedenv.validation import (
     MAX_JOBS,
@@ -37,7 +38,6 @@ from schedenv.validation import (
     check_choice,
     check_flag,
     check_int,
-    check_nonnegative,
     check_positive,
     check_stream_horizon,
     refuse_ignored,
@@ -47,7 +47,6 @@ from schedenv.workloads import Distribution, PoissonArrivals, draw_sizes, poisso
 
 LIMITS_PER_DECADE = 4
 """Density of the default time-limit ladder (limits 10^(1/4) ≈ 1.78 apart)."""
-INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
 """What ``step`` does with a masked action (see the env's Action Space)."""
 
 
@@ -267,8 +266,7 @@ class DispatchEnv(SchedulingEnv[np.int64, FastCore]):
         self.time_limits = _parse_time_limits(time_limits, self.size_dist)
         self.objective = check_choice("objective", objective, OBJECTIVES)
         self.max_jobs = check_int("max_jobs", max_jobs, minimum=0, maximum=MAX_WINDOW)
-        self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
-        self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
+        self._set_up_invalid_actions(invalid_action, invalid_action_penalty)
         self._set_up_rendering(render_mode)
         if self.jobs is None:
             check_stream_horizon(self.load, self.n_arrivals)
@@ -320,9 +318,7 @@ class DispatchEnv(SchedulingEnv[np.int64, FastCore]):
         info = self._info(core, outcome.completed, invalid)
         if core.done:
             self._end_episode(info, core.metrics())
-        reward = -outcome.accrued
-        if invalid and self.invalid_action == "penalty":
-            reward -= self.invalid_action_penalty
+        reward = -outcome.accrued - self._penalty(invalid)
         self._show()
         return core.observation(), reward * self.reward_scale, core.done, False, info
 

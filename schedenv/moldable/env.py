@@ -16,6 +16,7 @@ from gymnasium import spaces
 
 from schedenv.deprecation import warn_deprecated
 from schedenv.display import RENDER_WINDOW
+from schedenv.envbase import INVALID_ACTION_MODES as INVALID_ACTION_MODES  # re-exported
 from schedenv.envbase import SchedulingEnv
 from schedenv.moldable.core import (
     CANDIDATE_FEATURES,
@@ -58,7 +59,6 @@ DEFAULT_N_PROCS = 128
 """The paper's simulated cluster (§6.1.1)."""
 DEFAULT_N_JOBS = 200
 """The paper's 200 jobs per trace (§6.1.2)."""
-INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
 """What ``step`` does with a masked action (see the env's Action Space)."""
 ACTION_MODES: tuple[str, ...] = ("flat", "factored", "ranked")
 """The three action spaces (see the env's Action Space)."""
@@ -318,8 +318,7 @@ class MoldableEnv(SchedulingEnv[Any, FastCore]):
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.max_running = check_int("max_running", max_running, minimum=0, maximum=MAX_WINDOW)
         self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
-        self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
-        self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
+        self._set_up_invalid_actions(invalid_action, invalid_action_penalty)
         self.observe_params = check_flag("observe_params", observe_params)
         self.trace_sigma = check_nonnegative("trace_sigma", trace_sigma)
         self.generator: CirneWorkload | None = None
@@ -420,9 +419,7 @@ class MoldableEnv(SchedulingEnv[Any, FastCore]):
         info = self._info(outcome.completed, invalid)
         if terminated:
             self._end_episode(info, self._episode_metrics())
-        reward = -outcome.accrued_objective
-        if invalid and self.invalid_action == "penalty":
-            reward -= self.invalid_action_penalty
+        reward = -outcome.accrued_objective - self._penalty(invalid)
         self._show()
         return self._observation(), reward * self.reward_scale, terminated, False, info
 

@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from schedenv.deprecation import warn_deprecated
-from schedenv.envbase import SchedulingEnv
+from schedenv.envbase import INVALID_ACTION_MODES, SchedulingEnv
 from schedenv.multiserver.fast import FastCore
 from schedenv.multiserver.kernel import RANKED_COMMIT, pack_service_set, rank_options
 from schedenv.multiserver.metrics import episode_metrics
@@ -39,7 +39,6 @@ from schedenv.validation import (
     check_choice,
     check_flag,
     check_int,
-    check_nonnegative,
     check_positive,
     check_stream_horizon,
     check_time_resolution,
@@ -52,7 +51,7 @@ SLOT_FEATURES = 7
 """Per slot: valid, need/k, log1p(remaining size), log1p(age), log1p(time in system), selected, was served."""
 GLOBAL_FEATURES = 5
 """Free servers/k, log1p(jobs), log1p(jobs outside), log1p(their need/k), log1p(their remaining size)."""
-INVALID_ACTIONS = ("fallback", "penalty", "raise")
+INVALID_ACTIONS = INVALID_ACTION_MODES
 """What select and ranked modes do with a masked action (see ``MultiserverJobEnv``)."""
 ACTION_MODES = ("priority", "select", "ranked")
 """The env's action modes (table in ``MultiserverJobEnv``'s docstring)."""
@@ -282,8 +281,7 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
         self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
         self.packing = check_choice("packing", packing, PACKINGS)
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
-        self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTIONS)
-        self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
+        self._set_up_invalid_actions(invalid_action, invalid_action_penalty)
         self.size_known = check_flag("size_known", size_known)
         self.observe_params = check_flag("observe_params", observe_params)
         self._set_up_rendering(render_mode)
@@ -430,7 +428,7 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
     def _select(self, slot: int, invalid: bool) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Select or ranked mode: add window slot ``slot`` to the service set, or commit it (``max_jobs``)."""
         core = self._require_core()
-        penalty = self.invalid_action_penalty if invalid and self.invalid_action == "penalty" else 0.0
+        penalty = self._penalty(invalid)
         if slot == self.max_jobs:
             return self._commit(core.step(None, self._window_selected), invalid, penalty)
         self._window_selected[slot] = True
