@@ -239,6 +239,12 @@ def check_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None = 
     return int(value)
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """``array`` itself, made non-writeable (the state views and copies that envs hand to policies)."""
+    array.flags.writeable = False
+    return array
+
+
 def check_flag(name: str, value: Any) -> bool:
     """Return ``value`` as a Python bool if it is one (NumPy's ``np.bool_`` included; 0 and 1 are refused)."""
     if not isinstance(value, (bool, np.bool_)):
