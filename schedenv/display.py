@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedenv.validation import check_choice
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 RENDER_MODES: tuple[str, ...] = ("ansi", "rgb_array", "human")
 """Every env's render modes: text, a picture as an RGB array, the env shown after every reset and step."""
@@ -39,6 +42,30 @@ def check_render_mode(render_mode: Any) -> str | None:
     if render_mode is None:
         return None
     return check_choice("render_mode", render_mode, RENDER_MODES)
+
+
+def agg_figure(width: float, height: float) -> Figure:
+    """A matplotlib figure of ``width`` x ``height`` inches at 80 dpi on the Agg canvas (no window)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), dpi=80)
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def figure_rgb(figure: Figure) -> np.ndarray:
+    """An ``agg_figure`` laid out and drawn: the (height, width, 3) uint8 array of ``render_mode="rgb_array"``."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure.tight_layout()
+    canvas = figure.canvas
+    assert isinstance(canvas, FigureCanvasAgg)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[..., :3].copy()
 
 
 def rendered(

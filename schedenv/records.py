@@ -43,10 +43,11 @@ def basic_metrics(records: Sequence[JobRecord]) -> dict[str, float]:
     """Mean response time and mean slowdown over ``records``, plus their count."""
     response = np.fromiter((r.completion - r.arrival for r in records), float, len(records))
     slowdown = np.fromiter((r.slowdown for r in records), float, len(records))
-    return _means(response, slowdown)
+    return completion_means(response, slowdown)
 
 
-def _means(response: np.ndarray, slowdown: np.ndarray) -> dict[str, float]:
+def completion_means(response: np.ndarray, slowdown: np.ndarray) -> dict[str, float]:
+    """``basic_metrics`` from the completed jobs' response times and slowdowns (NaN means when there are none)."""
     if not response.size:
         return {"n_completed": 0.0, "mean_response_time": float("nan"), "mean_slowdown": float("nan")}
     return {
@@ -82,4 +83,4 @@ class CompletedJobs:
 
     def metrics(self) -> dict[str, float]:
         """``basic_metrics`` of every record appended."""
-        return _means(self._values[0, : self.count], self._values[1, : self.count])
+        return completion_means(self._values[0, : self.count], self._values[1, : self.count])

@@ -239,6 +239,34 @@ def check_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None = 
     return int(value)
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """``array`` itself, made non-writeable (the state views and copies that envs hand to policies)."""
+    array.flags.writeable = False
+    return array
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """Return ``value`` as a Python bool if it is one (NumPy's ``np.bool_`` included; 0 and 1 are refused)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}={value!r} is not allowed; it must be True or False")
+    return bool(value)
+
+
+def check_action_index(action: Any, n_actions: int) -> int:
+    """A ``Discrete(n_actions)`` action as a Python int: one integer (Python or NumPy, a 0-d or 1-element
+    array; not a bool) in [0, ``n_actions``)."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        index = int(action)  # plain ints (what masked samplers and baselines give) skip numpy's conversion
+    else:
+        value = np.asarray(action)
+        if value.size != 1 or value.dtype.kind not in "iu":
+            raise ValueError(f"action={action!r} is not allowed; it must be one integer in [0, {n_actions})")
+        index = int(value.reshape(()))
+    if not 0 <= index < n_actions:
+        raise ValueError(f"action={index} is out of range; it must lie in [0, {n_actions})")
+    return index
+
+
 def is_seed(value: Any) -> bool:
     """An integer >= 0 (Python or NumPy; not a boolean), as ``np.random.default_rng`` takes."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and bool(value >= 0)

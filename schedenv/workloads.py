@@ -16,7 +16,7 @@ import hashlib
 import inspect
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -617,6 +617,20 @@ def poisson_job_stream(
     times = np.cumsum(arrivals.interarrival_times(rng, n))
     sizes = draw_sizes("size_dist", size_dist, rng, n)
     return times, sizes
+
+
+def poisson_job_chunks(
+    n_arrivals: int, arrivals: PoissonArrivals, size_dist: Distribution, rng: np.random.Generator, chunk: int
+) -> Iterator[tuple[FloatArray, FloatArray]]:
+    """``poisson_job_stream`` drawn lazily, ``chunk`` jobs at a time (each chunk's gaps, then its sizes),
+    in flat memory; one chunk, hence the very same stream, when ``n_arrivals <= chunk``."""
+    left, clock = n_arrivals, 0.0
+    while left:
+        m = min(chunk, left)
+        times, sizes = poisson_job_stream(m, arrivals, size_dist, rng)
+        times = clock + times
+        clock, left = float(times[-1]), left - m
+        yield times, sizes
 
 
 class DowneySpeedup(Speedup):

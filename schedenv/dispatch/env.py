@@ -16,7 +16,6 @@ import math
 import warnings
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from scipy import optimize
@@ -28,18 +27,18 @@ from schedenv.dispatch.records import SIZE_CLASS_QUANTILES
 from schedenv.dispatch.render import render_queues, render_text
 from schedenv.dispatch.sim import OBJECTIVES, DispatchParams, DispatchSim, PendingJob, StateView
 from schedenv.dispatch.workload import default_size_dist, parse_jobs
-from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
-from schedenv.reference import EpisodeReference
+from schedenv.envbase import INVALID_ACTION_MODES as INVALID_ACTION_MODES  # re-exported
+from schedenv.envbase import SchedulingEnv
 from schedenv.validation import (
     MAX_JOBS,
     MAX_SERVERS,
     MAX_WINDOW,
     as_real_array,
+    check_action_index,
     check_choice,
+    check_flag,
     check_int,
-    check_nonnegative,
     check_positive,
-    check_seed,
     check_stream_horizon,
     refuse_ignored,
     reject_unknown_kwargs,
@@ -48,7 +47,6 @@ from schedenv.workloads import Distribution, PoissonArrivals, draw_sizes, poisso
 
 LIMITS_PER_DECADE = 4
 """Density of the default time-limit ladder (limits 10^(1/4) ≈ 1.78 apart)."""
-INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
 """What ``step`` does with a masked action (see the env's Action Space)."""
 
 
@@ -80,7 +78,7 @@ def decode_action(action: int, n_limits: int) -> tuple[int, int]:
 
 
 @reject_unknown_kwargs
-class DispatchEnv(gym.Env[np.ndarray, np.int64]):
+class DispatchEnv(SchedulingEnv[np.int64, FastCore]):
     """Dispatch jobs of unknown size to h FCFS, run-to-completion hosts, with optional time limits.
 
     ## Description
@@ -227,8 +225,6 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
     - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
-
     def __init__(
         self,
         n_hosts: int = 2,
@@ -265,19 +261,13 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self.jobs = parse_jobs(jobs)
         if self.jobs is not None:  # load and size_dist stay: model-based policies (TAGS, SITA-E) read them
             refuse_ignored(DispatchEnv, "explicit jobs", {"n_arrivals": n_arrivals})
-        if not isinstance(size_known, (bool, np.bool_)):
-            raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
-        self.size_known = bool(size_known)
-        if not isinstance(observe_params, (bool, np.bool_)):
-            raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
-        self.observe_params = bool(observe_params)
+        self.size_known = check_flag("size_known", size_known)
+        self.observe_params = check_flag("observe_params", observe_params)
         self.time_limits = _parse_time_limits(time_limits, self.size_dist)
         self.objective = check_choice("objective", objective, OBJECTIVES)
         self.max_jobs = check_int("max_jobs", max_jobs, minimum=0, maximum=MAX_WINDOW)
-        self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
-        self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
-        self.render_mode = check_render_mode(render_mode)
-        self._display = HumanDisplay(self.metadata["render_fps"]) if self.render_mode == "human" else None
+        self._set_up_invalid_actions(invalid_action, invalid_action_penalty)
+        self._set_up_rendering(render_mode)
         if self.jobs is None:
             check_stream_horizon(self.load, self.n_arrivals)
         self.arrival_process = PoissonArrivals.for_load(self.load, self.size_dist.mean, float(self.n_hosts))
@@ -305,54 +295,38 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         self._masks = np.tile(limit_ok, (1, self.n_hosts + 1)).astype(np.int8)
         """Row r + 1: the mask of a pending job whose largest exceeded limit index is r (row 0: all ones)."""
         self._masks.flags.writeable = False
-        self._core: FastCore | None = None
+        self._core = None
 
-        self._reference = EpisodeReference("schedenv/Dispatch-v0", arguments)
-        self.reference = self._reference.name
-        """The ``reference`` baseline's name, or None (see Information)."""
-        self.reward_scale = self._reference.reward_scale
-        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+        self._set_up_reference("schedenv/Dispatch-v0", arguments)
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=check_seed(seed))
-        self._reference.start(seed, self.np_random)
+        self._start_episode(seed)
         if self.jobs is not None:
             arrivals, sizes = self.jobs
         else:
             arrivals, sizes = poisson_job_stream(self.n_arrivals, self.arrival_process, self.size_dist, self.np_random)
         params = DispatchParams(self.n_hosts, self.time_limits, self.objective, arrivals, sizes, self.size_class_bounds)
         self._core = core = FastCore(params, self.layout)
-        if self._display is not None:
-            self.render()
+        self._show()
         return core.observation(), self._info(core, [], False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        core = self._require_core()
-        if core.done:
-            raise RuntimeError("the episode has ended; call reset()")
+        core = self._live_core()
         destination, limit, invalid = self._checked_action(action, core)
         outcome = core.step(destination, limit)
         info = self._info(core, outcome.completed, invalid)
         if core.done:
-            info["episode_metrics"] = core.metrics()
-            self._reference.finish(info)
-        reward = -outcome.accrued
-        if invalid and self.invalid_action == "penalty":
-            reward -= self.invalid_action_penalty
-        if self._display is not None:
-            self.render()
+            self._end_episode(info, core.metrics())
+        reward = -outcome.accrued - self._penalty(invalid)
+        self._show()
         return core.observation(), reward * self.reward_scale, core.done, False, info
 
-    def render(self) -> Any:
-        if self.render_mode is None or self._core is None:
-            return None
-        sim = self._core.sim
-        return rendered(self.render_mode, self._display, lambda: render_text(sim), lambda: render_queues(sim))
+    def _render_text(self) -> str:
+        return render_text(self._require_core().sim)
 
-    def close(self) -> None:
-        if self._display is not None:
-            self._display.close()
+    def _render_picture(self) -> np.ndarray:
+        return render_queues(self._require_core().sim)
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
@@ -393,22 +367,9 @@ class DispatchEnv(gym.Env[np.ndarray, np.int64]):
         return int(np.searchsorted(self.time_limits, limit, side="left"))
 
     # ----------------------------------------------------------------- internals
-    def _require_core(self) -> FastCore:
-        if self._core is None:
-            raise RuntimeError("call reset() first")
-        return self._core
-
     def _checked_action(self, action: Any, core: FastCore) -> tuple[int, int, bool]:
         """(destination, limit index, whether the action was masked and replaced by its fallback)."""
-        if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
-            index = int(action)
-        else:
-            value = np.asarray(action)
-            if value.size != 1 or value.dtype.kind not in "iu":
-                raise ValueError(f"action={action!r} is not allowed; it must be one integer in [0, {self.n_actions})")
-            index = int(value.reshape(()))
-        if not 0 <= index < self.n_actions:
-            raise ValueError(f"action={index} is out of range; it must lie in [0, {self.n_actions})")
+        index = check_action_index(action, self.n_actions)
         destination, limit = divmod(index, self.n_limits)
         exceeded = core.exceeded
         if limit > exceeded:

@@ -57,6 +57,7 @@ from schedenv.dispatch.kernel import (
 from schedenv.dispatch.metrics import episode_metrics, tally_of
 from schedenv.dispatch.records import DispatchRecord
 from schedenv.dispatch.sim import DispatchParams, DispatchSim, Job, Outcome, PendingJob, StateView
+from schedenv.validation import read_only
 
 INITIAL_CAPACITY = 64
 """Job slots per copy at first; the pool doubles when a copy could run out."""
@@ -129,11 +130,11 @@ class FastCore:
             n_jobs=self.n_jobs,
             n_arrived=int(si[NEXT_ARRIVAL]),
             n_completed=int(si[N_COMPLETED]),
-            busy=_frozen(busy),
-            run_start=_frozen(hf[RUN_START].copy()),
-            run_limit=_frozen(np.where(busy, ji[hi, LIMIT], -1)),
-            queue_length=_frozen(qs[LENGTH, :n_hosts].copy()),
-            host_work=_frozen(np.where(busy, hf[RUN_END] - now, 0.0) + hf[QUEUED_WORK]),
+            busy=read_only(busy),
+            run_start=read_only(hf[RUN_START].copy()),
+            run_limit=read_only(np.where(busy, ji[hi, LIMIT], -1)),
+            queue_length=read_only(qs[LENGTH, :n_hosts].copy()),
+            host_work=read_only(np.where(busy, hf[RUN_END] - now, 0.0) + hf[QUEUED_WORK]),
             central_length=int(qs[LENGTH, n_hosts]),
             pending_job=self.pending_id,
             pending_exceeded=self.exceeded,
@@ -234,8 +235,3 @@ class FastCore:
             slowdown = (completion - arrival) / size
             records.append(DispatchRecord(job, arrival, size, completion, slowdown, hosts, wasted, queueing))
         return records
-
-
-def _frozen(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from schedenv.dispatch.sim import DispatchSim
+from schedenv.display import agg_figure, figure_rgb
 
 
 def _limit_text(limit: float) -> str:
@@ -35,14 +36,7 @@ def render_text(sim: DispatchSim) -> str:
 
 def render_queues(sim: DispatchSim) -> np.ndarray:
     """Bars of the jobs at each host (running + queued) and at the central queue, as an RGB array."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(5, 3), dpi=80)
-    canvas = FigureCanvasAgg(figure)
+    figure = agg_figure(5, 3)
     axes = figure.add_subplot()
     h = sim.params.n_hosts
     running = [0 if job is None else 1 for job in sim.running] + [0]
@@ -53,6 +47,4 @@ def render_queues(sim: DispatchSim) -> np.ndarray:
     axes.set_ylabel("jobs")
     axes.set_title(f"t = {sim.time:.4g}")
     axes.legend(loc="upper right")
-    figure.tight_layout()
-    canvas.draw()
-    return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+    return figure_rgb(figure)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedenv.dispatch.records import DispatchRecord, EpisodeTally
+from schedenv.validation import read_only
 
 OBJECTIVES: tuple[str, ...] = ("response_time", "waiting_time", "slowdown", "waiting_slowdown")
 """Per-job objectives the env can accrue as its (negated) reward."""
@@ -131,11 +132,6 @@ class PendingJob:
     hosts: tuple[int, ...]
     """Hosts it already ran on (and was killed at), in order."""
     size: float
-
-
-def _frozen(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
 
 
 class DispatchSim:
@@ -325,11 +321,11 @@ class DispatchSim:
             n_jobs=len(self.present),
             n_arrived=self.next_arrival,
             n_completed=self.tally.n_completed,
-            busy=_frozen(np.array([r is not None for r in self.running])),
-            run_start=_frozen(np.array(self.run_start)),
-            run_limit=_frozen(np.array([-1 if r is None else r.limit for r in self.running], dtype=np.int64)),
-            queue_length=_frozen(np.array([len(q) for q in self.queues], dtype=np.int64)),
-            host_work=_frozen(np.array(self.host_work()) if h else np.empty(0)),
+            busy=read_only(np.array([r is not None for r in self.running])),
+            run_start=read_only(np.array(self.run_start)),
+            run_limit=read_only(np.array([-1 if r is None else r.limit for r in self.running], dtype=np.int64)),
+            queue_length=read_only(np.array([len(q) for q in self.queues], dtype=np.int64)),
+            host_work=read_only(np.array(self.host_work()) if h else np.empty(0)),
             central_length=len(self.central),
             pending_job=-1 if job is None else job.job_id,
             pending_exceeded=-1 if job is None else job.exceeded,

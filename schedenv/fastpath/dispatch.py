@@ -46,7 +46,7 @@ from schedenv.dispatch.kernel import (
 from schedenv.dispatch.metrics import episode_metrics
 from schedenv.dispatch.records import DispatchRecord
 from schedenv.fastpath.result import DEFAULT_CHUNK, FastRun
-from schedenv.workloads import poisson_job_stream
+from schedenv.workloads import poisson_job_chunks
 
 
 @numba.njit(cache=True, **NO_NRT)
@@ -115,13 +115,7 @@ def _chunks(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tuple[
     if inner.jobs is not None:
         yield inner.jobs
         return
-    left, clock = inner.n_arrivals, 0.0
-    while left:
-        m = min(chunk, left)
-        gaps, sizes = poisson_job_stream(m, inner.arrival_process, inner.size_dist, rng)
-        arrivals = clock + gaps
-        clock, left = float(arrivals[-1]), left - m
-        yield arrivals, sizes
+    yield from poisson_job_chunks(inner.n_arrivals, inner.arrival_process, inner.size_dist, rng, chunk)
 
 
 def _policy_arrays(code: int, policy: Any, inner: Any) -> tuple[np.ndarray, np.ndarray]:

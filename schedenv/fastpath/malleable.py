@@ -32,7 +32,7 @@ from gymnasium.utils import seeding
 from baselines.kernels.malleable import allocate, policy_code
 from schedenv.fastpath.result import DEFAULT_CHUNK, FastRun
 from schedenv.malleable import kernel
-from schedenv.workloads import Power, draw_sizes
+from schedenv.workloads import Power, draw_sizes, poisson_job_chunks
 
 
 @numba.njit(cache=True)
@@ -98,15 +98,8 @@ def _workload(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tupl
         return
     if inner.mode == "offline":
         yield np.zeros(inner.n_jobs), draw_sizes("size_dist", inner.size_dist, rng, inner.n_jobs)
-        return
-    left, clock = inner.n_arrivals, 0.0
-    while left:
-        m = min(chunk, left)
-        gaps = inner.arrival_process.interarrival_times(rng, m)
-        sizes = draw_sizes("size_dist", inner.size_dist, rng, m)
-        arrivals = clock + np.cumsum(gaps)
-        clock, left = float(arrivals[-1]), left - m
-        yield arrivals, sizes
+    else:
+        yield from poisson_job_chunks(inner.n_arrivals, inner.arrival_process, inner.size_dist, rng, chunk)
 
 
 def _max_ties(arrival_times: np.ndarray) -> int:

@@ -12,13 +12,13 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from schedenv.analysis.hesrpt import Weights, hesrpt_weighted_flow_time
 from schedenv.deprecation import warn_deprecated
-from schedenv.display import RENDER_MODES, RENDER_WINDOW, HumanDisplay, check_render_mode, rendered
+from schedenv.display import RENDER_WINDOW
+from schedenv.envbase import SchedulingEnv
 from schedenv.malleable.core import (
     ACTION_MODES,
     ALLOCATION_MODES,
@@ -40,28 +40,36 @@ from schedenv.malleable.render import Interval, render_allocation, render_text
 from schedenv.malleable.sim import MalleableParams, MalleableState
 from schedenv.malleable.workload import parse_jobs
 from schedenv.records import CompletedJobs, JobRecord
-from schedenv.reference import EpisodeReference
 from schedenv.validation import (
     MAX_JOBS,
     MAX_WINDOW,
     check_choice,
+    check_flag,
     check_int,
     check_positive,
     check_probability,
     check_scale,
-    check_seed,
     check_stream_horizon,
     refuse_ignored,
     reject_unknown_kwargs,
 )
-from schedenv.workloads import Distribution, Pareto, PoissonArrivals, Power, Speedup, as_speedup, draw_sizes
+from schedenv.workloads import (
+    Distribution,
+    Pareto,
+    PoissonArrivals,
+    Power,
+    Speedup,
+    as_speedup,
+    draw_sizes,
+    poisson_job_stream,
+)
 
 PARAM_FEATURES = 4
 """Scenario features appended with ``observe_params=True``: p, load, objective, log10(1 + N) / 6."""
 
 
 @reject_unknown_kwargs
-class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
+class MalleableEnv(SchedulingEnv[np.ndarray, FastCore | ReferenceCore]):
     """Allocate N servers among malleable jobs to minimise mean slowdown or mean flow time.
 
     ## Description
@@ -217,8 +225,6 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
     - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
-
     def __init__(
         self,
         mode: str = "offline",
@@ -246,8 +252,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self.n_servers = check_scale("n_servers", n_servers)
         self.speedup = as_speedup(speedup, max_servers=self.n_servers)
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
-        self.render_mode = check_render_mode(render_mode)
-        self._display = HumanDisplay(self.metadata["render_fps"]) if self.render_mode == "human" else None
+        self._set_up_rendering(render_mode)
         if size_dist is not None and not isinstance(size_dist, Distribution):
             raise ValueError(f"size_dist={size_dist!r} is not allowed; it must be a schedenv.workloads.Distribution")
         self.size_dist = size_dist if size_dist is not None else Pareto(alpha=1.5)
@@ -260,9 +265,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self.load = check_positive("load", load)
         self.allocation = check_choice("allocation", allocation, ALLOCATION_MODES)
         self.action_mode = _check_action_mode(action_mode, self.allocation, self.speedup)
-        if not isinstance(observe_params, bool | np.bool_):
-            raise TypeError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
-        self.observe_params = bool(observe_params)
+        self.observe_params = check_flag("observe_params", observe_params)
         self.p_range = _check_p_range(p_range, self.speedup)
         if self.p_range is not None:
             self.speedup = Power(self.p_range[1])  # the largest p: the strictest load check below
@@ -299,18 +302,14 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self.action_space = spaces.Box(low, 1.0, (self.action_length,), dtype=np.float32)
 
         self._params: MalleableParams | None = None
-        self._core: FastCore | ReferenceCore | None = None
+        self._core = None
         self._completed = CompletedJobs()
         self._epochs = 0
         self._overflow_epochs = 0
         self._history: deque[Interval] = deque(maxlen=RENDER_WINDOW)  # kept for rgb_array / human only
         self._params_observed: np.ndarray | None = None
 
-        self._reference = EpisodeReference("schedenv/Malleable-v0", arguments)
-        self.reference = self._reference.name
-        """The ``reference`` baseline's name, or None (see Information)."""
-        self.reward_scale = self._reference.reward_scale
-        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+        self._set_up_reference("schedenv/Malleable-v0", arguments)
 
     def _online_arrivals(self) -> PoissonArrivals:
         mean = self.size_dist.mean
@@ -335,8 +334,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=check_seed(seed))
-        self._reference.start(seed, self.np_random)
+        self._start_episode(seed)
         arrival_times, sizes = self._draw_episode()
         self._params = MalleableParams(self.n_servers, self.speedup, self.objective, arrival_times, sizes)
         # The compiled core covers s(k) = k^p; other speedups run on the reference simulator.
@@ -346,14 +344,11 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         self._completed, self._epochs, self._overflow_epochs = CompletedJobs(), 0, 0
         self._history.clear()
         self._count_overflow()
-        if self._display is not None:
-            self.render()
+        self._show()
         return self._observation(), self._info([])
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
-        core = self._require_core()
-        if core.done:
-            raise RuntimeError("the episode has ended; call reset()")
+        core = self._live_core()
         before = (core.time, core.state.job_id) if self.render_mode in ("rgb_array", "human") else None
         outcome, theta = core.step(self._weights(action))
         if before is not None:
@@ -364,28 +359,18 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         terminated = core.done
         info = self._info(outcome.completed)
         if terminated:
-            info["episode_metrics"] = self._episode_metrics()
-            self._reference.finish(info)
+            self._end_episode(info, self._episode_metrics())
             if self.reference is not None and self.mode == "offline" and isinstance(self.speedup, Power):
                 info["optimal_metrics"] = self._optimal_metrics()
-        if self._display is not None:
-            self.render()
+        self._show()
         return self._observation(), -outcome.accrued_objective * self.reward_scale, terminated, False, info
 
-    def render(self) -> Any:
-        if self.render_mode is None or self._core is None:
-            return None
-        core = self._core
-        return rendered(
-            self.render_mode,
-            self._display,
-            lambda: render_text(core.state, core.window, self.n_servers),
-            lambda: render_allocation(self._history, core.time),
-        )
+    def _render_text(self) -> str:
+        core = self._require_core()
+        return render_text(core.state, core.window, self.n_servers)
 
-    def close(self) -> None:
-        if self._display is not None:
-            self._display.close()
+    def _render_picture(self) -> np.ndarray:
+        return render_allocation(self._history, self._require_core().time)
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
@@ -521,13 +506,7 @@ class MalleableEnv(gym.Env[np.ndarray, np.ndarray]):
         if self.mode == "offline":
             return np.zeros(self.n_jobs), draw_sizes("size_dist", self.size_dist, self.np_random, self.n_jobs)
         assert self.arrival_process is not None
-        gaps = self.arrival_process.interarrival_times(self.np_random, self.n_arrivals)
-        return np.cumsum(gaps), draw_sizes("size_dist", self.size_dist, self.np_random, self.n_arrivals)
-
-    def _require_core(self) -> FastCore | ReferenceCore:
-        if self._core is None:
-            raise RuntimeError("call reset() before using the env")
-        return self._core
+        return poisson_job_stream(self.n_arrivals, self.arrival_process, self.size_dist, self.np_random)
 
     def _count_overflow(self) -> None:
         core = self._require_core()

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from schedenv.display import RENDER_JOBS
+from schedenv.display import RENDER_JOBS, agg_figure, figure_rgb
 from schedenv.malleable.sim import MalleableState
 
 
@@ -51,12 +51,7 @@ def render_allocation(history: Sequence[Interval], now: float) -> np.ndarray:
     """Stacked allocation over time: each interval's fractions theta, one colour per job (``allocation_bars``)."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(6, 3), dpi=80)
-    canvas = FigureCanvasAgg(figure)
+    figure = agg_figure(6, 3)
     axes = figure.add_subplot()
     colours = matplotlib.colormaps["tab20"]
     for start, width, bottom, height, job in allocation_bars(history):
@@ -67,6 +62,4 @@ def render_allocation(history: Sequence[Interval], now: float) -> np.ndarray:
     axes.set_ylim(0.0, 1.0)
     axes.set_xlabel("time")
     axes.set_ylabel("fraction of servers")
-    figure.tight_layout()
-    canvas.draw()
-    return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+    return figure_rgb(figure)

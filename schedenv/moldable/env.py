@@ -11,12 +11,13 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from schedenv.deprecation import warn_deprecated
-from schedenv.display import RENDER_MODES, RENDER_WINDOW, HumanDisplay, check_render_mode, rendered
+from schedenv.display import RENDER_WINDOW
+from schedenv.envbase import INVALID_ACTION_MODES as INVALID_ACTION_MODES  # re-exported
+from schedenv.envbase import SchedulingEnv
 from schedenv.moldable.core import (
     CANDIDATE_FEATURES,
     DEFAULT_MAX_RUNNING,
@@ -39,17 +40,17 @@ from schedenv.moldable.metrics import episode_metrics
 from schedenv.moldable.render import render_gantt, render_text
 from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 from schedenv.moldable.workload import LOADS, CirneWorkload, MoldableJobSet, parse_jobs, trace_jobs
-from schedenv.reference import EpisodeReference
 from schedenv.traces import SWFTrace, read_replay, replay_jobs
 from schedenv.validation import (
     MAX_JOBS,
     MAX_SERVERS,
     MAX_WINDOW,
+    check_action_index,
     check_choice,
+    check_flag,
     check_int,
     check_nonnegative,
     check_scale,
-    check_seed,
     refuse_ignored,
     reject_unknown_kwargs,
 )
@@ -58,14 +59,13 @@ DEFAULT_N_PROCS = 128
 """The paper's simulated cluster (§6.1.1)."""
 DEFAULT_N_JOBS = 200
 """The paper's 200 jobs per trace (§6.1.2)."""
-INVALID_ACTION_MODES: tuple[str, ...] = ("raise", "fallback", "penalty")
 """What ``step`` does with a masked action (see the env's Action Space)."""
 ACTION_MODES: tuple[str, ...] = ("flat", "factored", "ranked")
 """The three action spaces (see the env's Action Space)."""
 
 
 @reject_unknown_kwargs
-class MoldableEnv(gym.Env[np.ndarray, Any]):
+class MoldableEnv(SchedulingEnv[Any, FastCore]):
     """Choose which queued moldable job starts next, and on how many processors.
 
     ## Description
@@ -289,8 +289,6 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
     - v0: ``action_mode="ranked"`` added (defaults unchanged).
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
-
     def __init__(
         self,
         n_procs: int | None = None,
@@ -316,16 +314,12 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         if jobs is not None or trace is not None:
             because = "explicit jobs" if jobs is not None else "a trace"
             refuse_ignored(MoldableEnv, because, {"workload": workload, "arrival_interval": arrival_interval})
-        self.render_mode = check_render_mode(render_mode)
-        self._display = HumanDisplay(self.metadata["render_fps"]) if self.render_mode == "human" else None
+        self._set_up_rendering(render_mode)
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
         self.max_running = check_int("max_running", max_running, minimum=0, maximum=MAX_WINDOW)
         self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
-        self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTION_MODES)
-        self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
-        if not isinstance(observe_params, (bool, np.bool_)):
-            raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
-        self.observe_params = bool(observe_params)
+        self._set_up_invalid_actions(invalid_action, invalid_action_penalty)
+        self.observe_params = check_flag("observe_params", observe_params)
         self.trace_sigma = check_nonnegative("trace_sigma", trace_sigma)
         self.generator: CirneWorkload | None = None
         self.fixed_jobs: MoldableJobSet | None = None
@@ -375,21 +369,16 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
             if self.action_mode == "factored"
             else spaces.Discrete(self._n_actions)
         )
-        self._core: FastCore | None = None
+        self._core = None
         self._records: list[MoldableJobRecord] = []
         self._epochs = 0
         self._overflow_epochs = 0
 
-        self._reference = EpisodeReference("schedenv/Moldable-v0", arguments)
-        self.reference = self._reference.name
-        """The ``reference`` baseline's name, or None (see Information)."""
-        self.reward_scale = self._reference.reward_scale
-        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+        self._set_up_reference("schedenv/Moldable-v0", arguments)
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=check_seed(seed))
-        self._reference.start(seed, self.np_random)
+        self._start_episode(seed)
         if self.fixed_jobs is not None:
             job_set = self.fixed_jobs
         else:
@@ -399,14 +388,11 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         self._core = core(job_set, self.max_jobs, self.time_scale, self.max_running)
         self._records, self._epochs, self._overflow_epochs = [], 0, 0
         self._count_epoch()
-        if self._display is not None:
-            self.render()
+        self._show()
         return self._observation(), self._info([], invalid=False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        core = self._require_core()
-        if core.done:
-            raise RuntimeError("the episode has ended; call reset()")
+        core = self._live_core()
         chosen = self._as_action(action)
         if isinstance(core, RankedCore):
             invalid = not core.candidate_mask[chosen]
@@ -432,28 +418,16 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
             self._count_epoch()
         info = self._info(outcome.completed, invalid)
         if terminated:
-            info["episode_metrics"] = self._episode_metrics()
-            self._reference.finish(info)
-        reward = -outcome.accrued_objective
-        if invalid and self.invalid_action == "penalty":
-            reward -= self.invalid_action_penalty
-        if self._display is not None:
-            self.render()
+            self._end_episode(info, self._episode_metrics())
+        reward = -outcome.accrued_objective - self._penalty(invalid)
+        self._show()
         return self._observation(), reward * self.reward_scale, terminated, False, info
 
-    def render(self) -> Any:
-        if self.render_mode is None or self._core is None:
-            return None
-        return rendered(
-            self.render_mode,
-            self._display,
-            lambda: render_text(self.state),
-            lambda: render_gantt(self._records[-RENDER_WINDOW:], self.state),
-        )
+    def _render_text(self) -> str:
+        return render_text(self.state)
 
-    def close(self) -> None:
-        if self._display is not None:
-            self._display.close()
+    def _render_picture(self) -> np.ndarray:
+        return render_gantt(self._records[-RENDER_WINDOW:], self.state)
 
     # ----------------------------------------------------------------- actions
     @property
@@ -533,26 +507,11 @@ class MoldableEnv(gym.Env[np.ndarray, Any]):
         return list(self._records)
 
     # ----------------------------------------------------------------- internals
-    def _require_core(self) -> FastCore:
-        if self._core is None:
-            raise RuntimeError("call reset() before using the env")
-        return self._core
-
     def _as_action(self, action: Any) -> int:
         """The flat action of an element of the action space; ``ValueError`` for anything else."""
         if self.action_mode == "factored":
             return self._as_factored(action)
-        # plain ints (what masked samplers and baselines give) skip numpy's conversion
-        if type(action) is int or isinstance(action, np.integer):
-            value = int(action)
-        else:
-            array = np.asarray(action)
-            if array.size != 1 or not np.issubdtype(array.dtype, np.integer):
-                raise ValueError(f"action={action!r} is not allowed; it must be one integer in [0, {self._n_actions})")
-            value = int(array.reshape(()))
-        if not 0 <= value < self._n_actions:
-            raise ValueError(f"action={value} is out of range [0, {self._n_actions})")
-        return value
+        return check_action_index(action, self._n_actions)
 
     def _as_factored(self, action: Any) -> int:
         array = np.asarray(action)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from schedenv.display import agg_figure, figure_rgb
 from schedenv.moldable.sim import MoldableJobRecord, MoldableView
 
 
@@ -33,17 +34,10 @@ def render_text(view: MoldableView) -> str:
 def render_gantt(records: Sequence[MoldableJobRecord], view: MoldableView) -> np.ndarray:
     """Busy processors over time (the finished jobs given, e.g. the last ``RENDER_WINDOW``, and the
     running ones) as an RGB array."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     starts = [r.start for r in records] + view.running_start.tolist()
     ends = [r.completion for r in records] + view.running_end.tolist()
     procs = [r.procs for r in records] + view.running_procs.tolist()
-    figure = Figure(figsize=(6, 3), dpi=80)
-    canvas = FigureCanvasAgg(figure)
+    figure = agg_figure(6, 3)
     axes = figure.add_subplot()
     if starts:
         times = np.unique(np.concatenate([starts, ends, [view.time]]))
@@ -56,6 +50,4 @@ def render_gantt(records: Sequence[MoldableJobRecord], view: MoldableView) -> np
     axes.set_ylim(0, view.n_procs)
     axes.set_xlabel("time (s)")
     axes.set_ylabel("busy processors")
-    figure.tight_layout()
-    canvas.draw()
-    return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+    return figure_rgb(figure)

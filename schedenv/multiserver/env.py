@@ -9,12 +9,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from schedenv.deprecation import warn_deprecated
-from schedenv.display import RENDER_MODES, HumanDisplay, check_render_mode, rendered
+from schedenv.envbase import INVALID_ACTION_MODES, SchedulingEnv
 from schedenv.multiserver.fast import FastCore
 from schedenv.multiserver.kernel import RANKED_COMMIT, pack_service_set, rank_options
 from schedenv.multiserver.metrics import episode_metrics
@@ -32,17 +31,15 @@ from schedenv.multiserver.workload import (
     parse_server_needs,
     scenario_params,
 )
-from schedenv.reference import EpisodeReference
 from schedenv.validation import (
     MAX_JOBS,
     MAX_SERVERS,
     MAX_WINDOW,
     as_real_array,
     check_choice,
+    check_flag,
     check_int,
-    check_nonnegative,
     check_positive,
-    check_seed,
     check_stream_horizon,
     check_time_resolution,
     refuse_ignored,
@@ -54,7 +51,7 @@ SLOT_FEATURES = 7
 """Per slot: valid, need/k, log1p(remaining size), log1p(age), log1p(time in system), selected, was served."""
 GLOBAL_FEATURES = 5
 """Free servers/k, log1p(jobs), log1p(jobs outside), log1p(their need/k), log1p(their remaining size)."""
-INVALID_ACTIONS = ("fallback", "penalty", "raise")
+INVALID_ACTIONS = INVALID_ACTION_MODES
 """What select and ranked modes do with a masked action (see ``MultiserverJobEnv``)."""
 ACTION_MODES = ("priority", "select", "ranked")
 """The env's action modes (table in ``MultiserverJobEnv``'s docstring)."""
@@ -66,7 +63,7 @@ def _frequencies(needs: np.ndarray) -> tuple[list[float], list[float]]:
 
 
 @reject_unknown_kwargs
-class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
+class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
     """Choose which jobs hold the k servers of a multiserver-job queue, to minimise mean response time.
 
     ## Description
@@ -258,8 +255,6 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     - v0: ``action_mode="ranked"`` added (the other modes unchanged).
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
-
     def __init__(
         self,
         n_servers: int = 8,
@@ -286,16 +281,10 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self.action_mode = check_choice("action_mode", action_mode, ACTION_MODES)
         self.packing = check_choice("packing", packing, PACKINGS)
         self.max_jobs = check_int("max_jobs", max_jobs, maximum=MAX_WINDOW)
-        self.invalid_action = check_choice("invalid_action", invalid_action, INVALID_ACTIONS)
-        self.invalid_action_penalty = check_nonnegative("invalid_action_penalty", invalid_action_penalty)
-        if not isinstance(size_known, bool):
-            raise ValueError(f"size_known={size_known!r} is not allowed; it must be True or False")
-        self.size_known = size_known
-        if not isinstance(observe_params, bool):
-            raise ValueError(f"observe_params={observe_params!r} is not allowed; it must be True or False")
-        self.observe_params = observe_params
-        self.render_mode = check_render_mode(render_mode)
-        self._display = HumanDisplay(self.metadata["render_fps"]) if self.render_mode == "human" else None
+        self._set_up_invalid_actions(invalid_action, invalid_action_penalty)
+        self.size_known = check_flag("size_known", size_known)
+        self.observe_params = check_flag("observe_params", observe_params)
+        self._set_up_rendering(render_mode)
         for name, law in (("size_dist", size_dist), ("duration_dist", duration_dist)):
             if law is not None and not isinstance(law, Distribution):
                 raise ValueError(f"{name}={law!r} is not allowed; it must be a schedenv.workloads.Distribution")
@@ -359,7 +348,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         else:
             self.action_space = spaces.Box(-1.0, 1.0, (self.max_jobs,), dtype=np.float32)
 
-        self._core: FastCore | None = None
+        self._core = None
         self._window_need = np.empty(0, dtype=np.int64)
         self._window_selected = np.empty(0, dtype=bool)
         self._mask = np.zeros(self.max_jobs + 1, dtype=np.int8)
@@ -382,16 +371,11 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if observe_params:
             self._obs[length:] = self.scenario_params
 
-        self._reference = EpisodeReference("schedenv/MultiserverJob-v0", arguments)
-        self.reference = self._reference.name
-        """The ``reference`` baseline's name, or None (see Information)."""
-        self.reward_scale = self._reference.reward_scale
-        """The factor applied to every reward (see Rewards; ``"auto"`` resolved to its number)."""
+        self._set_up_reference("schedenv/MultiserverJob-v0", arguments)
 
     # ----------------------------------------------------------------- Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=check_seed(seed))
-        self._reference.start(seed, self.np_random)
+        self._start_episode(seed)
         if self.jobs is not None:
             arrivals, needs, durations = self.jobs
         else:
@@ -400,16 +384,11 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         self._core = FastCore(params, self.max_jobs, self.scale, self.size_known, self.packing, self._obs)
         self._records, self._epochs, self._overflow_epochs, self._total_flow = [], 0, 0, 0.0
         self._start_epoch()
-        if self._display is not None:
-            self.render()
+        self._show()
         return self._obs.copy(), self._info([])
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        core = self._core
-        if core is None:
-            raise RuntimeError("call reset() before step()")
-        if core.done:
-            raise RuntimeError("the episode has ended; call reset()")
+        core = self._live_core()
         if self.action_mode == "priority":
             scores = np.array(as_real_array("action", action, allow_bool=True))  # a writable contiguous copy
             if scores.shape != (self.max_jobs,):
@@ -448,9 +427,8 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
 
     def _select(self, slot: int, invalid: bool) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Select or ranked mode: add window slot ``slot`` to the service set, or commit it (``max_jobs``)."""
-        core = self._core
-        assert core is not None
-        penalty = self.invalid_action_penalty if invalid and self.invalid_action == "penalty" else 0.0
+        core = self._require_core()
+        penalty = self._penalty(invalid)
         if slot == self.max_jobs:
             return self._commit(core.step(None, self._window_selected), invalid, penalty)
         self._window_selected[slot] = True
@@ -465,45 +443,30 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
         if self.action_mode == "ranked":
             self._rank(new_epoch=False)
         info = self._info([], invalid=invalid)
-        if self._display is not None:
-            self.render()
+        self._show()
         return self._obs.copy(), -penalty * self.reward_scale if penalty else 0.0, False, False, info
 
-    def render(self) -> Any:
-        if self.render_mode is None or self._core is None:
-            return None
-        return rendered(
-            self.render_mode,
-            self._display,
-            lambda: render_text(self.state, self.window, self.selected, self.scale),
-            lambda: render_servers(self.state, self.window),
-        )
+    def _render_text(self) -> str:
+        return render_text(self.state, self.window, self.selected, self.scale)
 
-    def close(self) -> None:
-        if self._display is not None:
-            self._display.close()
+    def _render_picture(self) -> np.ndarray:
+        return render_servers(self.state, self.window)
 
     # ----------------------------------------------------------------- for baselines and agents
     @property
     def state(self) -> MultiserverState:
         """The simulator state (read-only arrays of the jobs present, in arrival order)."""
-        if self._core is None:
-            raise RuntimeError("call reset() first")
-        return self._core.state
+        return self._require_core().state
 
     @property
     def params(self) -> MultiserverParams:
         """The episode's job stream and server count."""
-        if self._core is None:
-            raise RuntimeError("call reset() first")
-        return self._core.params
+        return self._require_core().params
 
     @property
     def window(self) -> np.ndarray:
         """Positions in ``state``'s arrays of the jobs in the window, in slot order (read-only)."""
-        if self._core is None:
-            raise RuntimeError("call reset() first")
-        return self._core.window
+        return self._require_core().window
 
     @property
     def commit_action(self) -> int:
@@ -667,26 +630,22 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     def _commit(
         self, outcome: StepOutcome, invalid: bool = False, penalty: float = 0.0
     ) -> tuple[np.ndarray, float, bool, bool, dict]:
-        assert self._core is not None
         self._records.extend(outcome.completed)
         self._total_flow += outcome.accrued_objective
-        terminated = self._core.done
+        terminated = self._require_core().done
         self._start_epoch()
         info = self._info(outcome.completed, outcome, invalid)
         if terminated:
-            info["episode_metrics"] = self._episode_metrics()
-            self._reference.finish(info)
+            self._end_episode(info, self._episode_metrics())
             if self.reference is not None:
                 info["bound_metrics"] = self._bound_metrics()
         reward = (-outcome.accrued_objective - penalty if penalty else -outcome.accrued_objective) * self.reward_scale
-        if self._display is not None:
-            self.render()
+        self._show()
         return self._obs.copy(), reward, terminated, False, info
 
     def _start_epoch(self) -> None:
         """Bookkeeping of a new epoch; the core has already built its window and observation."""
-        core = self._core
-        assert core is not None
+        core = self._require_core()
         if core.n_jobs:
             self._epochs += 1
             self._overflow_epochs += core.n_jobs > self.max_jobs
@@ -712,8 +671,7 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
     def _info(
         self, completed: list[MultiserverJobRecord], outcome: StepOutcome | None = None, invalid: bool = False
     ) -> dict[str, Any]:
-        core = self._core
-        assert core is not None
+        core = self._require_core()
         info: dict[str, Any] = {
             "time": core.time,
             "n_jobs": core.n_jobs,
@@ -730,13 +688,11 @@ class MultiserverJobEnv(gym.Env[np.ndarray, Any]):
 
     def _bound_metrics(self) -> dict[str, float]:
         """SRPT-1 on this episode's jobs (Grosof et al. 2022, §4.1): a lower bound on any policy's mean."""
-        assert self._core is not None
-        params = self._core.params
+        params = self._require_core().params
         return {"mean_response_time": srpt1_mean_response_time(params.arrival_times, params.sizes)}
 
     def _episode_metrics(self) -> dict[str, float]:
-        core = self._core
-        assert core is not None
+        core = self._require_core()
         metrics = episode_metrics(
             self._records,
             self.n_servers,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from schedenv.multiserver.sim import MultiserverJobRecord
+from schedenv.records import completion_means
 
 
 def episode_metrics(
@@ -41,13 +42,8 @@ def metrics_of_completions(
 ) -> dict[str, float]:
     """``episode_metrics`` from the completed jobs' response times, slowdowns and durations (arrays
     in completion order, as the batched env keeps them instead of records)."""
-    metrics = {"n_completed": float(response.size)}
-    if response.size:
-        metrics["mean_response_time"] = float(response.mean())
-        metrics["mean_slowdown"] = float(slowdown.mean())
-        metrics["mean_waiting_time"] = float((response - duration).mean())
-    else:
-        metrics |= {name: float("nan") for name in ("mean_response_time", "mean_slowdown", "mean_waiting_time")}
+    metrics = completion_means(response, slowdown)
+    metrics["mean_waiting_time"] = float((response - duration).mean()) if response.size else float("nan")
     span = max(end - start, 0.0)
     metrics["utilisation"] = busy_server_time / (n_servers * span) if span > 0 else float("nan")
     metrics["mean_number_in_system"] = total_flow_time / span if span > 0 else float("nan")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from schedenv.display import agg_figure, figure_rgb
 from schedenv.multiserver.sim import MultiserverState
 
 
@@ -32,12 +33,7 @@ def render_servers(state: MultiserverState, window: np.ndarray) -> np.ndarray:
     window's remaining sizes as bars whose width is the need."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(6, 4), dpi=80)
-    canvas = FigureCanvasAgg(figure)
+    figure = agg_figure(6, 4)
     top, bottom = figure.subplots(2, 1, gridspec_kw={"height_ratios": [1, 3]})
     colours = matplotlib.colormaps["tab20"]
     start = 0
@@ -56,6 +52,4 @@ def render_servers(state: MultiserverState, window: np.ndarray) -> np.ndarray:
         left += need
     bottom.set_xlabel("window jobs (bar width = server need)")
     bottom.set_ylabel("remaining size")
-    figure.tight_layout()
-    canvas.draw()
-    return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+    return figure_rgb(figure)

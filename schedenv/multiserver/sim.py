@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedenv.records import JobRecord
+from schedenv.validation import read_only
 
 COMPLETION_TOLERANCE = 1e-12
 """A served job whose remaining duration falls below this fraction of its duration completes now."""
@@ -111,11 +112,6 @@ class StepOutcome:
     """Size units served: busy servers x service interval / k."""
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
-
-
 _Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
@@ -140,7 +136,7 @@ def _admit(params: MultiserverParams, arrays: _Arrays, start: int, time: float) 
 def _new_state(
     time: float, arrays: _Arrays, next_arrival: int, n_completed: int, busy_server_time: float, n_servers: int
 ) -> MultiserverState:
-    job_id, arrival, need, duration, remaining, in_service = (_frozen(a) for a in arrays)
+    job_id, arrival, need, duration, remaining, in_service = (read_only(a) for a in arrays)
     return MultiserverState(
         time,
         job_id,
