@@ -10,7 +10,16 @@ import pytest
 from schedenv.moldable import MoldableEnv
 from schedenv.moldable.core import ReferenceCore
 from schedenv.moldable.fast import FastCore
-from schedenv.moldable.kernel import Q_FASTEST, Q_FASTEST_COUNT, Q_JOB, Q_N_MIN, R_BY_END, R_END
+from schedenv.moldable.kernel import (
+    Q_FASTEST,
+    Q_FASTEST_COUNT,
+    Q_JOB,
+    Q_N_MIN,
+    R_BY_END,
+    R_END,
+    checked_action,
+    fallback_action,
+)
 from schedenv.moldable.workload import CirneWorkload, MoldableJobSet, downey_jobs, parse_jobs
 
 TABLE1 = [{"runtimes": {1: 10, 2: 5}}, {"runtimes": {1: 10, 2: 7}}, {"runtimes": {1: 10, 2: 9}}]
@@ -168,3 +177,25 @@ def test_running_jobs_by_end_time_stay_in_stable_argsort_order(case: int) -> Non
         core.step(choose(core.mask, rng, 0.3))
     if case == 1:
         assert ties > 0  # the tie rule was exercised
+
+
+def test_checked_action_is_the_mask_and_fallback_of_every_action_in_every_state() -> None:
+    """The batched step reads validity and fallback off the state (``checked_action``); it equals the
+    written mask and ``_fallback`` over it for every action: Downey and table jobs with gaps, padding
+    slots, window jobs that fit on no count, states that cannot wait, and the finished episode (mask all ones)."""
+    seen = {"cannot wait": 0, "a window job fits nowhere": 0, "padding": 0}
+    for case, (_, jobs, max_jobs, scale, max_running) in enumerate(job_sets()):
+        core, rng = FastCore(jobs, max_jobs, scale, max_running), np.random.default_rng(case)
+        while True:
+            mask = core.mask.copy()
+            seen["cannot wait"] += not mask[-1] and not core.done
+            rows = mask[:-1].reshape(max_jobs, core.n_procs)[: core.window_size]
+            seen["a window job fits nowhere"] += not core.done and not rows.any(axis=1).all()
+            seen["padding"] += core.window_size < max_jobs
+            for action in range(mask.size):
+                expected = (action, False) if mask[action] else (fallback_action(action, mask, core.n_procs), True)
+                assert checked_action(action, core._ints, core._queue, core._tables) == expected, (case, action)
+            if core.done:
+                break
+            core.step(choose(mask, rng, 0.3))
+    assert min(seen.values()) > 0, seen
