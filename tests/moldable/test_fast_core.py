@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from schedenv.moldable.kernel import (
     R_END,
     checked_action,
     fallback_action,
+    log1p_float32,
 )
 from schedenv.moldable.workload import CirneWorkload, MoldableJobSet, downey_jobs, parse_jobs
 
@@ -199,3 +201,23 @@ def test_checked_action_is_the_mask_and_fallback_of_every_action_in_every_state(
                 break
             core.step(choose(mask, rng, 0.3))
     assert min(seen.values()) > 0, seen
+
+
+def test_log1p_float32_rounds_as_libms_log1p_on_every_kind_of_value() -> None:
+    """``log1p_float32`` stands for ``math.log1p`` in the float32 observation: equal after rounding on a
+    million values over the features' range, on special values, and on values whose log1p lies within a
+    few ulps of a float32 rounding boundary (where its fallback must take over)."""
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.random(300_000) * scale for scale in (1e-3, 0.05, 1.0, 5.0)])
+    values = np.concatenate([values, 10.0 ** rng.uniform(-12, 12, 100_000), [0.0, 0.01, 0.75, 1.0, 2.0**53]])
+    # boundaries: halfway between neighbouring float32 values, pulled back through expm1 and nudged by ulps
+    low = rng.uniform(0.01, 8.0, 20_000).astype(np.float32)
+    middle = (low.astype(np.float64) + np.nextafter(low, np.float32(np.inf)).astype(np.float64)) / 2.0
+    near = np.expm1(middle)[:, None] + np.spacing(np.expm1(middle))[:, None] * np.arange(-4, 5)
+    values = np.concatenate([values, near.ravel()])
+    expected = np.array([math.log1p(x) for x in values.tolist()]).astype(np.float32)  # numpy's may differ by an ulp
+    got = np.array([log1p_float32(x) for x in values.tolist()]).astype(np.float32)
+    np.testing.assert_array_equal(got.view(np.int32), expected.view(np.int32))
+    for special in (np.inf, -0.5):
+        assert np.float32(log1p_float32(special)) == np.float32(math.log1p(special))
+    assert np.isnan(log1p_float32(np.nan))
