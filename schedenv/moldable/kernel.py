@@ -25,7 +25,9 @@ they hold >= 1 processor each.
 ``step`` is driven by ``fast.FastCore`` (the single env) and by ``schedenv.fastpath.moldable``;
 ``start_rows`` and ``step_rows`` run ``transition`` and the observation for the B copies of
 ``vector.MoldableVectorEnv``, whose masks (4 KB a copy with the defaults) are written only when asked
-(``mask_rows``), not kept per copy at every step. The small helpers of a step are inlined into their
+(``mask_rows``), not kept per copy at every step: ``step_rows`` reads a masked action's fallback off the
+state (``checked_action``) and steps the copies on ``borrowed`` views (no reference counts), prefetching
+the next copy's rows (``schedenv.kernels``). The small helpers of a step are inlined into their
 callers (``inline="always"``: numba counts a reference in and out for every array argument of a call);
 ``transition``, ``_observe`` and ``write_mask`` are not (inlined, they more than doubled the first compile and
 gained nothing measurable). Kernels that call each
@@ -321,9 +323,9 @@ def write_mask(ints, queue, tables, mask, dirty):
 
     The mask is a function of the state (window, free processors, runtimes), so it is written where it
     is needed: the single env's ``mask`` after every step (``dirty`` its previous bound, so only what
-    the last mask may have set is cleared), a fresh array for the batched env's ``action_masks()``
-    (``dirty`` the wait entry's index). Each entry is written once (a window slot's counts, then what
-    is left to clear up to ``dirty``): a fresh 4 KB mask costs a fill, not a clear and a fill.
+    the last mask may have set is cleared), a zeroed array for the batched env's ``action_masks()``
+    (``dirty`` 0: only the allowed entries are written). No entry is written twice (a window slot's
+    counts, then what is left to clear below ``dirty``).
     """
     if is_done(ints):
         mask[:] = 1
@@ -341,7 +343,7 @@ def write_mask(ints, queue, tables, mask, dirty):
             table = np.int64(queue[i, Q_TABLE])
             for k in range(free):  # an unconditional store vectorises (8x faster than a guarded one)
                 mask[start + k] = tables[table, k] < np.inf
-        mask[start + free : start + m] = 0
+        mask[start + free : min(start + m, dirty)] = 0
     mask[w * m : min(dirty, mask.size - 1)] = 0
     mask[mask.size - 1] = _can_wait(ints)
     return w * m
@@ -633,11 +635,12 @@ def _prefetch_copy(i, ints, floats, queue, running, arrivals_f, arrivals_i, obs)
 
 
 @numba.njit(cache=True)
-def mask_rows(ints, queue, tables, masks):
-    """The flat action masks of every copy (``write_mask``) into ``masks`` (one row per copy, any contents)."""
+def mask_rows(ints, queue, tables, masks, dirty):
+    """The flat action masks of every copy (``write_mask``) into ``masks`` (one row per copy, entries from
+    ``dirty`` on known to be 0)."""
     ints, queue, tables, masks = borrowed(ints), borrowed(queue), borrowed(tables), borrowed(masks)
     for i in range(masks.shape[0]):
-        write_mask(ints[i], queue[i], tables, masks[i], masks.shape[1] - 1)
+        write_mask(ints[i], queue[i], tables, masks[i], dirty)
 
 
 @numba.njit(cache=True)

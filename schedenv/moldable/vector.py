@@ -135,8 +135,8 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
 
     def _flat_masks(self) -> np.ndarray:
         """(num_envs, max_jobs n_procs + 1) int8: each copy's flat mask, written from its state (a fresh array)."""
-        masks = np.empty((self.num_envs, self.max_jobs * self.n_procs + 1), dtype=np.int8)
-        mask_rows(self._ints, self._queue, self._tables, masks)
+        masks = np.zeros((self.num_envs, self.max_jobs * self.n_procs + 1), dtype=np.int8)
+        mask_rows(self._ints, self._queue, self._tables, masks, 0)  # zeroed: only the allowed entries are written
         return masks
 
     # ----------------------------------------------------------------- the family's hooks
