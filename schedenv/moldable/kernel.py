@@ -622,7 +622,10 @@ def step_rows(
 
 @numba.njit(cache=True, inline="always")
 def _prefetch_copy(i, ints, floats, queue, running, arrivals_f, arrivals_i, obs):
-    """Prefetch what ``step_rows`` reads of copy ``i``."""
+    """Prefetch what ``step_rows`` reads of copy ``i``: its sums, queued and running rows, observation and
+    next arrival (``ints[i]`` itself was prefetched a copy earlier). At B = 1024 the copies' state
+    outgrows the caches, and the masked-sampling step ran about 0.2 µs per copy faster with these hints
+    (alternating runs); they change no result."""
     q, n_run = ints[i, N_QUEUED], ints[i, N_RUNNING]
     prefetch_row(floats, i, 1)
     prefetch_row(queue, i, (q * Q_COLUMNS * 8 + 63) // 64 + 1)
