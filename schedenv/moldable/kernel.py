@@ -255,18 +255,16 @@ def _drop_ended(running, ended, n):
 def log1p_float32(x):
     """A double that float32 rounds to ``float32(math.log1p(x))`` exactly, for the observation's features.
 
-    ``log(1 + x) * x / ((1 + x) - 1)`` (Goldberg, "What every computer scientist should know about
-    floating-point arithmetic", Theorem 4: within 5 ulps of log1p for 0 <= x < 3/4, within about 10 above,
-    as ``1 + x`` is then rounded by at most 1 ulp of itself) takes libm's ``log``, about twice as fast as its
-    ``log1p`` for the features' range. The result is kept only when the whole interval +-1e-12 relative
-    around it (some 4,000 ulps, against at most about 12 between it and libm's log1p) rounds to one
-    float32; otherwise (about 2 in 100,000 values near a float32 rounding boundary), and for small,
-    negative or non-finite ``x``, it is ``math.log1p(x)`` itself (``tests/moldable/test_fast_core.py``).
+    For x >= 0.01, ``log(1 + x)`` (libm's ``log``, about twice as fast as its ``log1p`` there) is within
+    about 100 ulps of log1p(x): rounding 1 + x moves the logarithm by at most 2^-53 absolute, and
+    log1p(x) >= 0.00995. The result is kept only when the whole interval +-1e-12 relative around it
+    (some 4,500 ulps) rounds to one float32, which then holds libm's log1p too; otherwise (about 2 in
+    100,000 values, near a float32 rounding boundary), and for smaller, negative or non-finite ``x``, it
+    is ``math.log1p(x)`` itself (``tests/moldable/test_fast_core.py`` checks boundary values).
     """
     if not (x >= 0.01 and x < 1e300):  # small x: log1p is fast there; NaN, inf and negatives: log1p's own
         return math.log1p(x)
-    u = 1.0 + x
-    y = math.log(u) * (x / (u - 1.0))
+    y = math.log(1.0 + x)
     margin = 1e-12 * y
     if np.float32(y - margin) != np.float32(y + margin):
         return math.log1p(x)
