@@ -112,7 +112,6 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         self._obs = np.zeros((b, length), dtype=np.float32)
         if template.observe_params:
             self._obs[:, core_length:] = template.scenario_params  # constant: the kernel writes the core only
-        self._scratch = np.zeros(template.max_jobs * m + 1, dtype=np.int8)  # step_rows' mask row
         # the ranked mode: the flat observation the step writes, HRF-EASY's state and the candidates per copy
         self._flat_obs = np.zeros((b, self._core_length), dtype=np.float32) if self._ranked else self._obs
         self._ranked_obs = self._obs[:, :core_length]
@@ -136,8 +135,8 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
 
     def _flat_masks(self) -> np.ndarray:
         """(num_envs, max_jobs n_procs + 1) int8: each copy's flat mask, written from its state (a fresh array)."""
-        masks = np.empty((self.num_envs, self._scratch.size), dtype=np.int8)
-        mask_rows(self._ints, self._queue, self._tables, masks)
+        masks = np.zeros((self.num_envs, self.max_jobs * self.n_procs + 1), dtype=np.int8)
+        mask_rows(self._ints, self._queue, self._tables, masks, 0)  # zeroed: only the allowed entries are written
         return masks
 
     # ----------------------------------------------------------------- the family's hooks
@@ -175,7 +174,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
     def _kernel_arrays(self) -> tuple[Any, ...]:
         return (
             self._ints, self._floats, self._queue, self._running, self._arrivals_f, self._arrivals_i, self._tables,
-            self._done, self._flat_obs, self._core_length, self._scratch, self._stats, self._rewards, self._invalid,
+            self._done, self._flat_obs, self._core_length, self._stats, self._rewards, self._invalid,
             self._status,
         )  # fmt: skip
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -10,7 +11,17 @@ import pytest
 from schedenv.moldable import MoldableEnv
 from schedenv.moldable.core import ReferenceCore
 from schedenv.moldable.fast import FastCore
-from schedenv.moldable.kernel import Q_FASTEST, Q_FASTEST_COUNT, Q_JOB, Q_N_MIN, R_BY_END, R_END
+from schedenv.moldable.kernel import (
+    Q_FASTEST,
+    Q_FASTEST_COUNT,
+    Q_JOB,
+    Q_N_MIN,
+    R_BY_END,
+    R_END,
+    checked_action,
+    fallback_action,
+    log1p_float32,
+)
 from schedenv.moldable.workload import CirneWorkload, MoldableJobSet, downey_jobs, parse_jobs
 
 TABLE1 = [{"runtimes": {1: 10, 2: 5}}, {"runtimes": {1: 10, 2: 7}}, {"runtimes": {1: 10, 2: 9}}]
@@ -168,3 +179,45 @@ def test_running_jobs_by_end_time_stay_in_stable_argsort_order(case: int) -> Non
         core.step(choose(core.mask, rng, 0.3))
     if case == 1:
         assert ties > 0  # the tie rule was exercised
+
+
+def test_checked_action_is_the_mask_and_fallback_of_every_action_in_every_state() -> None:
+    """The batched step reads validity and fallback off the state (``checked_action``); it equals the
+    written mask and ``_fallback`` over it for every action: Downey and table jobs with gaps, padding
+    slots, window jobs that fit on no count, states that cannot wait, and the finished episode (mask all ones)."""
+    seen = {"cannot wait": 0, "a window job fits nowhere": 0, "padding": 0}
+    for case, (_, jobs, max_jobs, scale, max_running) in enumerate(job_sets()):
+        core, rng = FastCore(jobs, max_jobs, scale, max_running), np.random.default_rng(case)
+        while True:
+            mask = core.mask.copy()
+            seen["cannot wait"] += not mask[-1] and not core.done
+            rows = mask[:-1].reshape(max_jobs, core.n_procs)[: core.window_size]
+            seen["a window job fits nowhere"] += not core.done and not rows.any(axis=1).all()
+            seen["padding"] += core.window_size < max_jobs
+            for action in range(mask.size):
+                expected = (action, False) if mask[action] else (fallback_action(action, mask, core.n_procs), True)
+                assert checked_action(action, core._ints, core._queue, core._tables) == expected, (case, action)
+            if core.done:
+                break
+            core.step(choose(mask, rng, 0.3))
+    assert min(seen.values()) > 0, seen
+
+
+def test_log1p_float32_rounds_as_libms_log1p_on_every_kind_of_value() -> None:
+    """``log1p_float32`` stands for ``math.log1p`` in the float32 observation: equal after rounding on a
+    million values over the features' range, on special values, and on values whose log1p lies within a
+    few ulps of a float32 rounding boundary (where its fallback must take over)."""
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.random(300_000) * scale for scale in (1e-3, 0.05, 1.0, 5.0)])
+    values = np.concatenate([values, 10.0 ** rng.uniform(-12, 12, 100_000), [0.0, 0.01, 0.75, 1.0, 2.0**53]])
+    # boundaries: halfway between neighbouring float32 values, pulled back through expm1 and nudged by ulps
+    low = rng.uniform(0.01, 8.0, 20_000).astype(np.float32)
+    middle = (low.astype(np.float64) + np.nextafter(low, np.float32(np.inf)).astype(np.float64)) / 2.0
+    near = np.expm1(middle)[:, None] + np.spacing(np.expm1(middle))[:, None] * np.arange(-4, 5)
+    values = np.concatenate([values, near.ravel()])
+    expected = np.array([math.log1p(x) for x in values.tolist()]).astype(np.float32)  # numpy's may differ by an ulp
+    got = np.array([log1p_float32(x) for x in values.tolist()]).astype(np.float32)
+    np.testing.assert_array_equal(got.view(np.int32), expected.view(np.int32))
+    for special in (np.inf, -0.5):
+        assert np.float32(log1p_float32(special)) == np.float32(math.log1p(special))
+    assert np.isnan(log1p_float32(np.nan))
