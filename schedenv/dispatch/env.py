@@ -47,7 +47,6 @@ from schedenv.workloads import Distribution, PoissonArrivals, draw_sizes, poisso
 
 LIMITS_PER_DECADE = 4
 """Density of the default time-limit ladder (limits 10^(1/4) ≈ 1.78 apart)."""
-"""What ``step`` does with a masked action (see the env's Action Space)."""
 
 
 def default_time_limits(size_dist: Distribution) -> np.ndarray:

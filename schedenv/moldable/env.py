@@ -59,7 +59,6 @@ DEFAULT_N_PROCS = 128
 """The paper's simulated cluster (§6.1.1)."""
 DEFAULT_N_JOBS = 200
 """The paper's 200 jobs per trace (§6.1.2)."""
-"""What ``step`` does with a masked action (see the env's Action Space)."""
 ACTION_MODES: tuple[str, ...] = ("flat", "factored", "ranked")
 """The three action spaces (see the env's Action Space)."""
 

@@ -32,7 +32,7 @@ callers (``inline="always"``: numba counts a reference in and out for every arra
 ``transition``, ``_observe`` and ``write_mask`` are not (inlined, they more than doubled the first compile and
 gained nothing measurable). Kernels that call each
 other share this module because numba's ``cache=True`` only watches the file a jitted function is
-defined in.
+defined in (the helpers of ``schedenv.kernels`` aside: after editing those, delete the caches).
 """
 
 from __future__ import annotations

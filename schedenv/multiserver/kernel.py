@@ -16,7 +16,8 @@ the jobs the last transition completed ``done`` (arrival order) and the episode'
 (``times``, ``needs``, ``durations``). Packings (the env's ``packing`` and the policies' compiled
 rules): 0 = ServerFilling, 1 = first fit, 2 = greedy, 3 = MaxWeight (count-vector table over need
 classes). Kernels that call each other share this module because numba's ``cache=True`` only
-watches the file a jitted function is defined in. The per-step kernels allocate nothing: they sort
+watches the file a jitted function is defined in (the helpers of ``schedenv.kernels`` aside: after
+editing those, delete the caches). The per-step kernels allocate nothing: they sort
 by insertion (``smallest_first``) and work in caller-owned scratch arrays (``keys``, ``work``). The
 ones called at every epoch (``advance``, ``pack``, ``smallest_first``; ``decide`` of the compiled
 policies) are inlined into their callers (``inline="always"``): a call passing a dozen arrays costs
