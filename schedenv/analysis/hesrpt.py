@@ -68,15 +68,42 @@ def hesrpt_allocation(sizes: object, p: float, weights: Weights = "slowdown") ->
         sorted_theta = np.zeros_like(z)
         sorted_theta[-1] = 1.0
     else:
-        c = 1.0 / (1.0 - p)
-        log_ratio = np.log(z / z[-1])
-        upper = np.exp(c * log_ratio)
-        # theta_i = (z_i/z_m)^c * (1 - (z_{i-1}/z_i)^c), the second factor via expm1 for accuracy.
-        previous = np.concatenate([[-np.inf], np.log(z[:-1] / z[1:])])
-        sorted_theta = upper * -np.expm1(c * previous)
+        sorted_theta = _sorted_fractions(z[None, :], z[None, -1:], np.array([[1.0 / (1.0 - p)]]))[0]
     theta = np.empty_like(sorted_theta)
     theta[order] = sorted_theta
     return theta
+
+
+def hesrpt_allocation_rows(sizes: np.ndarray, weights: np.ndarray, counts: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Theorem 5 for a batch of job sets: row i is ``hesrpt_allocation(sizes[i, :counts[i]], p[i],
+    weights=weights[i, :counts[i]])`` bit for bit (the same operations on each element), zeros beyond
+    ``counts[i]``. The inputs are an env's state and are not checked: positive sizes and weights in
+    each row's first ``counts[i]`` entries, each p in (0, 1]."""
+    sizes, p = np.asarray(sizes, dtype=np.float64), np.asarray(p, dtype=np.float64)
+    valid = np.arange(sizes.shape[1]) < np.asarray(counts)[:, None]
+    # Largest first, ties by position (``_order_and_weights``'s order); the empty entries last.
+    order = np.argsort(np.where(valid, -sizes, np.inf), axis=1, kind="stable")
+    z = np.cumsum(np.take_along_axis(np.where(valid, weights, 1.0), order, axis=1), axis=1)
+    last = np.maximum(np.asarray(counts) - 1, 0)[:, None]
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # in the empty entries and rows with p = 1
+        sorted_theta = _sorted_fractions(z, np.take_along_axis(z, last, axis=1), (1.0 / (1.0 - p))[:, None])
+    srpt = np.flatnonzero(p == 1.0)  # the SRPT limit: every server to the smallest job
+    sorted_theta[srpt] = 0.0
+    sorted_theta[srpt, last[srpt, 0]] = 1.0
+    theta = np.zeros_like(z)
+    np.put_along_axis(theta, order, np.where(valid, sorted_theta, 0.0), axis=1)
+    return theta
+
+
+def _sorted_fractions(z: np.ndarray, z_last: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Theorem 5's fractions of jobs ordered largest first, row by row, from the cumulative weights ``z``,
+    each row's total ``z_last`` (B x 1) and c = 1 / (1 - p) (B x 1)."""
+    upper = np.exp(c * np.log(z / z_last))
+    # theta_i = (z_i/z_m)^c * (1 - (z_{i-1}/z_i)^c), the second factor via expm1 for accuracy.
+    previous = np.empty_like(z)
+    previous[:, 0] = -np.inf
+    previous[:, 1:] = np.log(z[:, :-1] / z[:, 1:])
+    return upper * -np.expm1(c * previous)
 
 
 def hesrpt_weighted_flow_time(sizes: object, p: float, n_servers: float, weights: Weights = "slowdown") -> float:

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from schedenv.analysis.hesrpt import hesrpt_allocation
+from schedenv.analysis.hesrpt import hesrpt_allocation, hesrpt_allocation_rows
 from schedenv.malleable.sim import (
     MIN_ALLOCATION,
     MalleableParams,
@@ -110,14 +110,15 @@ def effective_exponent(value: float, p: float) -> float:
 
 def log_weights(values: np.ndarray) -> np.ndarray:
     """Weights in (0, 1] from a checked log-space action: 10^(LOG_DECADES * (a - max a))."""
-    return np.power(10.0, LOG_DECADES * (values - values.max()))
+    return np.power(10.0, LOG_DECADES * (values - values.max(axis=-1, keepdims=True)))
 
 
 def hesrpt_slot_fractions(
     remaining: np.ndarray, weight: np.ndarray, window: np.ndarray, max_jobs: int, p: float
 ) -> np.ndarray:
     """heSRPT's fractions (Theorem 5 with the jobs' weights, Corollary 1) per window slot, and last
-    the total of the jobs outside the window; zeros for empty slots (the residual mode's base)."""
+    the total of the jobs outside the window; zeros for empty slots (the residual mode's base).
+    ``slot_fractions_rows`` is the same for a batch (of copies of the batched env)."""
     fractions = np.zeros(max_jobs + 1)
     n_jobs = remaining.size
     if n_jobs == 0:
@@ -125,10 +126,45 @@ def hesrpt_slot_fractions(
     base = hesrpt_allocation(remaining, p, weights=weight)
     fractions[: window.size] = base[window]
     if n_jobs > window.size:
-        outside = np.ones(n_jobs, dtype=bool)
-        outside[window] = False
-        fractions[-1] = base[outside].sum()
+        fractions[-1] = _outside_total(base, window)
     return fractions
+
+
+def _outside_total(theta: np.ndarray, window: np.ndarray) -> float:
+    """The total fraction of the jobs outside the window (``theta`` in state order)."""
+    outside = np.ones(theta.size, dtype=bool)
+    outside[window] = False
+    return float(theta[outside].sum())
+
+
+def slot_fractions_rows(
+    remaining: np.ndarray,
+    weight: np.ndarray,
+    n_jobs: np.ndarray,
+    window: np.ndarray,
+    n_window: np.ndarray,
+    p: np.ndarray,
+) -> np.ndarray:
+    """``hesrpt_slot_fractions`` of a batch, (B, K + 1), bit for bit: row i's jobs are ``remaining[i, :n_jobs[i]]``
+    and ``weight[i, :n_jobs[i]]`` (state order), its window ``window[i, :n_window[i]]`` (K = ``window.shape[1]``).
+    Both compute Theorem 5 with ``schedenv.analysis.hesrpt``'s one formula."""
+    b, max_jobs = window.shape
+    fractions = np.zeros((b, max_jobs + 1))
+    columns = int(n_jobs.max(initial=0))  # the jobs present are each row's first n_jobs entries
+    if columns == 0:
+        return fractions
+    theta = hesrpt_allocation_rows(remaining[:, :columns], weight[:, :columns], n_jobs, p)
+    in_window = np.arange(max_jobs) < n_window[:, None]
+    fractions[:, :max_jobs] = np.where(in_window, np.take_along_axis(theta, np.where(in_window, window, 0), 1), 0.0)
+    for i in np.flatnonzero(n_jobs > n_window):  # row by row: numpy's summation order depends on the count
+        fractions[i, -1] = _outside_total(theta[i, : n_jobs[i]], window[i, : n_window[i]])
+    return fractions
+
+
+def normalized_rows(weights: np.ndarray) -> np.ndarray:
+    """Each row of ``weights`` divided by its largest entry (rows of zeros stay zero)."""
+    top = weights.max(axis=-1, keepdims=True)
+    return np.divide(weights, top, out=weights.copy(), where=top > 0)
 
 
 def residual_weights(
@@ -141,10 +177,13 @@ def residual_weights(
     equally by the allocation). With a = 0 and no job outside the window, the env applies heSRPT's
     allocation exactly (to rounding). ``remaining`` and ``weight`` are the jobs present, in state order.
     """
-    max_jobs = values.size - 1
-    weights = hesrpt_slot_fractions(remaining, weight, window, max_jobs, p) * np.power(10.0, RESIDUAL_DECADES * values)
-    top = weights.max()
-    return weights / top if top > 0 else weights
+    return normalized_rows(
+        hesrpt_slot_fractions(remaining, weight, window, values.size - 1, p) * _residual_factors(values)
+    )
+
+
+def _residual_factors(values: np.ndarray) -> np.ndarray:
+    return np.power(10.0, RESIDUAL_DECADES * values)
 
 
 def exponent_weights(
@@ -152,9 +191,7 @@ def exponent_weights(
 ) -> np.ndarray:
     """Weights in [0, 1] that apply heSRPT's fractions computed with the exponent p' of a checked
     ``"exponent"`` action ``value`` (``effective_exponent``); a = 0 is heSRPT itself."""
-    weights = hesrpt_slot_fractions(remaining, weight, window, max_jobs, effective_exponent(value, p))
-    top = weights.max()
-    return weights / top if top > 0 else weights
+    return normalized_rows(hesrpt_slot_fractions(remaining, weight, window, max_jobs, effective_exponent(value, p)))
 
 
 def weights_of_rows(
@@ -168,26 +205,19 @@ def weights_of_rows(
     p: np.ndarray,
 ) -> np.ndarray:
     """The batched env's ``"weights"`` actions, (B, K + 1), for a checked batch in ``mode`` ("log",
-    "residual": (B, K + 1); "exponent": (B, 1)).
-
-    Row i goes through the single env's own function (``log_weights``, ``residual_weights`` or
-    ``exponent_weights``) on
-    copy i's jobs (``remaining[i, :n_jobs[i]]``, ``weight[i, :n_jobs[i]]``, ``window[i, :n_window[i]]``),
-    so the batch equals the single envs bit for bit.
+    "residual": (B, K + 1); "exponent": (B, 1)): the single env's conversions (``log_weights``,
+    ``residual_weights``, ``exponent_weights``) done on every copy at once (copy i's jobs are
+    ``remaining[i, :n_jobs[i]]``, ``weight[i, :n_jobs[i]]``, ``window[i, :n_window[i]]``), equal to
+    them bit for bit: the same operations on each element (``tests/malleable/test_action_modes.py``).
     """
-    max_jobs = window.shape[1]
-    weights = np.empty((actions.shape[0], max_jobs + 1))
-    for i, values in enumerate(actions):
-        if mode == "log":
-            weights[i] = log_weights(values)
-            continue
-        n = int(n_jobs[i])
-        jobs = (remaining[i, :n], weight[i, :n], window[i, : int(n_window[i])])
-        if mode == "residual":
-            weights[i] = residual_weights(values, *jobs, float(p[i]))
-        else:
-            weights[i] = exponent_weights(float(values[0]), *jobs, max_jobs, float(p[i]))
-    return weights
+    if mode == "log":
+        return log_weights(actions)
+    if mode == "residual":
+        return normalized_rows(
+            slot_fractions_rows(remaining, weight, n_jobs, window, n_window, p) * _residual_factors(actions)
+        )
+    exponents = np.array([effective_exponent(float(a), float(q)) for a, q in zip(actions[:, 0], p, strict=True)])
+    return normalized_rows(slot_fractions_rows(remaining, weight, n_jobs, window, n_window, exponents))
 
 
 EXPONENT_GRID = np.linspace(-1.0, 1.0, 401)

@@ -11,9 +11,15 @@ import numpy as np
 import pytest
 
 import schedenv  # noqa: F401
-from schedenv.analysis.hesrpt import hesrpt_allocation
+from schedenv.analysis.hesrpt import hesrpt_allocation, hesrpt_allocation_rows
 from schedenv.evaluation import evaluate
-from schedenv.malleable.core import LOG_DECADES
+from schedenv.malleable.core import (
+    LOG_DECADES,
+    exponent_weights,
+    log_weights,
+    residual_weights,
+    weights_of_rows,
+)
 from schedenv.workloads import Amdahl
 
 ENV_ID = "schedenv/Malleable-v0"
@@ -144,7 +150,7 @@ def test_bad_action_modes_are_refused_by_name(kwargs: dict[str, Any], message: s
 
 @pytest.mark.parametrize("mode", ["log", "residual", "exponent"])
 def test_the_batched_env_equals_single_envs_in_the_signed_modes(mode: str) -> None:
-    """Row by row the batched env converts actions with the single env's own function: bit for bit."""
+    """The batched env converts every copy's action as the single env converts it: bit for bit."""
     kwargs = {"mode": "online", "n_arrivals": 40, "load": 0.9, "max_jobs": 3, "action_mode": mode}
     native = gym.make_vec(ENV_ID, num_envs=4, vectorization_mode="vector_entry_point", **kwargs)
     sync = gym.make_vec(ENV_ID, num_envs=4, vectorization_mode="sync", **kwargs)
@@ -163,6 +169,63 @@ def test_the_batched_env_equals_single_envs_in_the_signed_modes(mode: str) -> No
     bad[2, 0] = 1.5
     with pytest.raises(ValueError, match=r"copies \[2\].*\[-1, 1\]"):
         native.step(bad)
+
+
+def _random_states(rng: np.random.Generator, copies: int, max_jobs: int) -> dict[str, np.ndarray]:
+    """Batched-env states: 0 to 29 jobs per copy (some outside the window), tied sizes, p = 1 rows."""
+    length = int(rng.integers(1, 30))
+    n_jobs = rng.integers(0, length + 1, copies)
+    remaining = np.exp(rng.normal(0.0, 2.0, (copies, length)))
+    remaining[::3] = np.round(remaining[::3], 1) + 0.1
+    n_window = np.minimum(n_jobs, max_jobs)
+    window = np.zeros((copies, max_jobs), dtype=np.int64)
+    for i in range(copies):
+        window[i, : n_window[i]] = np.argsort(remaining[i, : n_jobs[i]], kind="stable")[: n_window[i]]
+    p = rng.uniform(0.05, 1.0, copies)
+    p[::7] = 1.0
+    weight = 1.0 / np.exp(rng.normal(0.0, 2.0, (copies, length)))
+    return {"remaining": remaining, "weight": weight, "window": window, "n_jobs": n_jobs, "n_window": n_window, "p": p}
+
+
+@pytest.mark.parametrize("mode", ["log", "residual", "exponent"])
+def test_the_batched_conversion_of_signed_actions_is_the_single_one_bit_for_bit(mode: str) -> None:
+    """``core.weights_of_rows`` (all copies at once) equals the single env's function of each copy, exactly."""
+    rng, max_jobs = np.random.default_rng(3), 8
+    rows = 0
+    for _ in range(150):
+        state = _random_states(rng, 16, max_jobs)
+        actions = rng.uniform(-1.0, 1.0, (16, 1 if mode == "exponent" else max_jobs + 1))
+        actions[::5] = 0.0
+        batch = weights_of_rows(actions, mode, **state)
+        for i, values in enumerate(actions):
+            n, k = state["n_jobs"][i], state["n_window"][i]
+            jobs = (state["remaining"][i, :n], state["weight"][i, :n], state["window"][i, :k])
+            p = float(state["p"][i])
+            if mode == "log":
+                single = log_weights(values)
+            elif mode == "residual":
+                single = residual_weights(values, *jobs, p)
+            else:
+                single = exponent_weights(float(values[0]), *jobs, max_jobs, p)
+            np.testing.assert_array_equal(batch[i], single)
+            rows += int(n > k)
+    assert rows > 100  # jobs outside the window were covered
+
+
+def test_the_batched_heSRPT_allocation_is_theorem_5_row_by_row() -> None:
+    """``hesrpt_allocation_rows`` equals ``hesrpt_allocation`` of each row bit for bit, zeros past each count."""
+    rng = np.random.default_rng(4)
+    for _ in range(100):
+        state = _random_states(rng, 16, 8)
+        theta = hesrpt_allocation_rows(state["remaining"], state["weight"], state["n_jobs"], state["p"])
+        for i, n in enumerate(state["n_jobs"]):
+            assert not theta[i, n:].any()
+            if n:
+                row = (state["remaining"][i, :n], float(state["p"][i]))
+                np.testing.assert_array_equal(theta[i, :n], hesrpt_allocation(*row, weights=state["weight"][i, :n]))
+    np.testing.assert_array_equal(
+        hesrpt_allocation_rows(np.array([[1.0, 1.0]]), np.ones((1, 2)), [2], [0.5]), [[0.25, 0.75]]
+    )
 
 
 @pytest.mark.parametrize(
