@@ -347,6 +347,32 @@ def write_mask(ints, queue, tables, mask, dirty):
     return w * m
 
 
+@numba.njit(cache=True)
+def write_factored_mask(ints, queue, tables, mask):
+    """Write the factored action space's mask of the state into ``mask`` (``max_jobs`` slots, wait, then
+    the counts 1 .. m; all ones once done): ``core.factored_mask`` of ``write_mask``'s flat mask, read off
+    the state. A window slot is allowed when some count up to the free processors is allowed for its
+    job, a count when some window slot allows it, wait as in the flat mask."""
+    if is_done(ints):
+        mask[:] = 1
+        return
+    max_jobs, free = ints[MAX_JOBS], ints[FREE]
+    mask[:] = 0
+    counts = mask[max_jobs + 1 :]
+    for i in range(min(ints[N_QUEUED], max_jobs)):
+        if tables.shape[0] == 0 or queue[i, Q_ALL_COUNTS]:  # every count allowed: those up to free fit
+            if free > 0:
+                mask[i] = 1
+                counts[:free] = 1
+        else:
+            table = np.int64(queue[i, Q_TABLE])
+            for k in range(free):
+                if tables[table, k] < np.inf:
+                    mask[i] = 1
+                    counts[k] = 1
+    mask[max_jobs] = _can_wait(ints)
+
+
 @numba.njit(cache=True, inline="always")
 def _allowed(queue, slot, procs, tables):
     """Window slot ``slot``'s job may run on ``procs`` processors (its mask entries below ``FREE``)."""
@@ -642,6 +668,14 @@ def mask_rows(ints, queue, tables, masks, dirty):
     ints, queue, tables, masks = borrowed(ints), borrowed(queue), borrowed(tables), borrowed(masks)
     for i in range(masks.shape[0]):
         write_mask(ints[i], queue[i], tables, masks[i], dirty)
+
+
+@numba.njit(cache=True)
+def factored_mask_rows(ints, queue, tables, masks):
+    """The factored action masks of every copy (``write_factored_mask``) into ``masks`` (one row per copy)."""
+    ints, queue, tables, masks = borrowed(ints), borrowed(queue), borrowed(tables), borrowed(masks)
+    for i in range(masks.shape[0]):
+        write_factored_mask(ints[i], queue[i], tables, masks[i])
 
 
 @numba.njit(cache=True)
