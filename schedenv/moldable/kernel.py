@@ -42,7 +42,7 @@ import math
 import numba
 import numpy as np
 
-from schedenv.kernels import borrowed, prefetch_entry, prefetch_row
+from schedenv.kernels import borrowed, move_entries, prefetch_entry, prefetch_row
 from schedenv.moldable.core import (
     CANDIDATE_FEATURES,
     GLOBAL_FEATURES,
@@ -515,9 +515,10 @@ def transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tab
             running[j, R_BY_END] = r
             ints[N_RUNNING] = r + 1
             ints[FREE] -= procs
-            entries = queue.reshape(queue.size)  # the rows after slot move up: one flat forward copy (it vectorises)
-            for k in range(slot * Q_COLUMNS, (q - 1) * Q_COLUMNS):
-                entries[k] = entries[k + Q_COLUMNS]
+            # the rows after slot move up: one memmove (an element loop did not vectorise, its source and
+            # destination overlapping, and took about 0.7 µs of the batched step with sampled actions)
+            entries = queue.reshape(queue.size)
+            move_entries(entries, slot * Q_COLUMNS, (slot + 1) * Q_COLUMNS, (q - 1 - slot) * Q_COLUMNS)
             ints[N_QUEUED] = q - 1
     while True:
         if not _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
