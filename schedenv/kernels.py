@@ -1,11 +1,13 @@
-"""Helpers the families' compiled kernels share: views without reference counts and cache prefetches.
+"""Helpers the families' compiled kernels share: views without reference counts, cache prefetches and
+a memmove.
 
 numba counts the references of every array variable, and the batched envs' ``step_rows`` step B copies
 whose state outgrows the caches, one copy a stride after the other (which the hardware prefetchers do
 not follow). ``borrowed`` views make the counts no-ops; ``prefetch_row`` / ``prefetch_entry`` ask for
 the next copy's cache lines while the current one steps. Neither changes a result
-(docs/architecture.md, "The batched envs"). Used by ``schedenv.multiserver.kernel`` and
-``schedenv.moldable.kernel``.
+(docs/architecture.md, "The batched envs"). ``move_entries`` copies overlapping ranges of an array with
+one ``memmove`` (LLVM does not vectorise the element loop whose source and destination overlap). Used by
+``schedenv.multiserver.kernel`` and ``schedenv.moldable.kernel``.
 """
 
 from __future__ import annotations

@@ -15,8 +15,9 @@ jobs start and end, so the next completion and the release profile are read off 
 every step). A runtime T(n) is not stored: ``runtime`` gives it from the job's table or Downey's
 formula (the same operations as ``DowneySpeedup.formula``), so a queued job costs 14 numbers whatever
 m (what B copies stepped one after the other keep in cache) and memory stays flat over long traces.
-The mask is a function of the state (``write_mask``); the single env's clears only the entries the
-last one may have set (``ints[MASK_SET]``). When the queue is full, the kernel stops before the
+The mask is a function of the state (``write_mask``; the factored mode's per-component mask
+``write_factored_mask``); the single env's clears only the entries the last one may have set
+(``ints[MASK_SET]``). When the queue is full, the kernel stops before the
 arrival that needs room (status ``NEED_QUEUE``); ``fast.FastCore`` grows the queue and calls again
 with ``ADVANCE``, which resumes where it stopped. Finished jobs go to a buffer of m rows: one step
 completes at most the jobs running after its decision (no job starts while the kernel advances), and
