@@ -1,11 +1,13 @@
-"""Helpers the families' compiled kernels share: views without reference counts and cache prefetches.
+"""Helpers the families' compiled kernels share: views without reference counts, cache prefetches and
+a memmove.
 
 numba counts the references of every array variable, and the batched envs' ``step_rows`` step B copies
 whose state outgrows the caches, one copy a stride after the other (which the hardware prefetchers do
 not follow). ``borrowed`` views make the counts no-ops; ``prefetch_row`` / ``prefetch_entry`` ask for
 the next copy's cache lines while the current one steps. Neither changes a result
-(docs/architecture.md, "The batched envs"). Used by ``schedenv.multiserver.kernel`` and
-``schedenv.moldable.kernel``.
+(docs/architecture.md, "The batched envs"). ``move_entries`` copies overlapping ranges of an array with
+one ``memmove`` (LLVM does not vectorise the element loop whose source and destination overlap). Used by
+``schedenv.multiserver.kernel`` and ``schedenv.moldable.kernel``.
 """
 
 from __future__ import annotations
@@ -77,3 +79,27 @@ def borrowed(array):
     if not array.flags.c_contiguous:
         raise ValueError("borrowed: the array must be C-contiguous")
     return carray(_pointer(array.ctypes.data), array.shape, array.dtype)  # type: ignore[call-arg]  # numba supplies typingctx
+
+
+@intrinsic
+def _move(typingctx, destination, source, size):
+    """Copy ``size`` bytes from the integer address ``source`` to ``destination`` (LLVM's ``llvm.memmove``:
+    the ranges may overlap)."""
+    if not all(isinstance(value, types.Integer) for value in (destination, source, size)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        void_pointer = context.get_value_type(types.voidptr)
+        to, start = builder.inttoptr(args[0], void_pointer), builder.inttoptr(args[1], void_pointer)
+        cgutils.raw_memmove(builder, to, start, args[2], 1)
+        return context.get_dummy_value()
+
+    return types.void(destination, source, size), codegen
+
+
+@njit(cache=True, inline="always")
+def move_entries(flat, to, start, count):
+    """``flat[to : to + count] = flat[start : start + count]`` for the C-contiguous ``flat`` (one dimension),
+    the ranges possibly overlapping, as one ``memmove``."""
+    base, size = flat.ctypes.data, flat.itemsize
+    _move(base + to * size, base + start * size, count * size)  # type: ignore[call-arg]  # numba supplies typingctx

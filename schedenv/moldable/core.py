@@ -75,7 +75,10 @@ def decode_action(action: int, n_procs: int, max_jobs: int) -> tuple[int, int] |
 
 def factored_mask(mask: np.ndarray, max_jobs: int, n_procs: int) -> np.ndarray:
     """The factored action space's mask (slot or wait, then count) from flat masks (last axis): a slot is
-    allowed if it may start on some count, a count if some slot may start on it (all ones once done)."""
+    allowed if it may start on some count, a count if some slot may start on it (all ones once done).
+
+    The definition: the envs write the same mask from the state (``kernel.write_factored_mask``), checked
+    equal to this in ``tests/moldable/test_vector.py``."""
     starts = mask[..., : max_jobs * n_procs].reshape(*mask.shape[:-1], max_jobs, n_procs)
     return np.concatenate((starts.max(axis=-1), mask[..., -1:], starts.max(axis=-2)), axis=-1)
 

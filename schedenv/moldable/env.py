@@ -28,7 +28,6 @@ from schedenv.moldable.core import (
     SLOT_FEATURES,
     decode_action,
     encode_action,
-    factored_mask,
     n_candidates,
     obs_length,
     ranked_obs_length,
@@ -481,7 +480,7 @@ class MoldableEnv(SchedulingEnv[Any, FastCore]):
         core = self._require_core()
         if isinstance(core, RankedCore):
             return core.candidate_mask.copy()
-        return core.mask.copy() if self.action_mode == "flat" else factored_mask(core.mask, self.max_jobs, self.n_procs)
+        return core.mask.copy() if self.action_mode == "flat" else core.factored_mask()
 
     # ----------------------------------------------------------------- for baselines and agents
     @property

@@ -47,6 +47,7 @@ from schedenv.moldable.kernel import (
     runtime_rows,
     start_episode,
     step,
+    write_factored_mask,
 )
 from schedenv.moldable.sim import MoldableJobRecord, MoldableView, Outcome
 from schedenv.moldable.workload import MoldableJobSet
@@ -135,6 +136,12 @@ class FastCore:
             MoldableJobRecord(int(job), submit, size, end, (end - submit) / (end - start), start, int(procs))
             for job, submit, size, start, end, procs in self._done[:n_done].tolist()
         ]
+
+    def factored_mask(self) -> np.ndarray:
+        """The factored action space's mask (``kernel.write_factored_mask``; a fresh int8 array)."""
+        mask = np.empty(self.max_jobs + 1 + self.n_procs, dtype=np.int8)
+        write_factored_mask(self._ints, self._queue, self._tables, mask)
+        return mask
 
     def observation(self) -> np.ndarray:
         """The flat observation of the env's Observation Space table (a fresh array)."""

@@ -3,9 +3,10 @@
 ``gym.make_vec("schedenv/Moldable-v0", num_envs=B, **kwargs)`` builds it (the id's
 ``vector_entry_point``). Each copy runs the single env's compiled transition and observation
 (``kernel.step_rows``: fallback, ``transition``, ``_observe``) on its own rows of batched arrays, its
-mask written from its state only when asked (``kernel.mask_rows``), and draws its job set from its own
-generator with the single env's draws (``CirneWorkload.raw_draws`` per copy, then the columns and arrival
-rows of all the copies resetting together at once, the same operations element by element; a subclass's
+mask written from its state only when asked (``kernel.mask_rows``; ``kernel.factored_mask_rows`` in the
+factored mode), and draws its job set from its own generator with the single env's draws
+(``CirneWorkload.raw_draws`` per copy, then the columns and arrival rows of all the copies resetting
+together at once, the same operations element by element; a subclass's
 own ``sample`` per copy), so a batch reset with ``seed=s`` equals B single envs reset with seeds s, s+1,
 ..., i.e. ``gym.make_vec(..., vectorization_mode="sync")``, bit for bit:
 observations, rewards, terminations, masks (``tests/moldable/test_vector.py``). Copies are stepped
@@ -40,7 +41,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from schedenv.moldable.core import factored_mask, n_candidates, obs_length, ranked_obs_length
+from schedenv.moldable.core import n_candidates, obs_length, ranked_obs_length
 from schedenv.moldable.env import MoldableEnv
 from schedenv.moldable.kernel import (
     A_TIME,
@@ -66,6 +67,7 @@ from schedenv.moldable.kernel import (
     WAITING,
     arrival_arrays,
     arrival_rows,
+    factored_mask_rows,
     initial_policy_state,
     mask_rows,
     rank_rows,
@@ -130,8 +132,11 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``."""
         if self._ranked:
             return self._candidate_mask.copy()
-        flat = self._flat_masks()
-        return factored_mask(flat, self.max_jobs, self.n_procs) if self._factored else flat
+        if self._factored:  # written off each copy's state, not reduced from its flat mask
+            masks = np.empty((self.num_envs, self.max_jobs + 1 + self.n_procs), dtype=np.int8)
+            factored_mask_rows(self._ints, self._queue, self._tables, masks)
+            return masks
+        return self._flat_masks()
 
     def _flat_masks(self) -> np.ndarray:
         """(num_envs, max_jobs n_procs + 1) int8: each copy's flat mask, written from its state (a fresh array)."""

@@ -13,6 +13,8 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import schedenv  # noqa: F401 - registers the env ids
+from schedenv.moldable.core import factored_mask
+from schedenv.moldable.env import MoldableEnv
 from schedenv.moldable.kernel import arrival_arrays, arrival_rows, initial_queue_rows
 from schedenv.moldable.vector import BATCH_QUEUE_ROWS, MoldableVectorEnv
 from schedenv.moldable.workload import CirneWorkload, MoldableJobSet, downey_jobs
@@ -119,6 +121,41 @@ def test_equals_the_sync_vector_env(kwargs: dict[str, Any], mode: AutoresetMode)
     assert episodes >= num_envs and invalid > 50
     if "n_jobs" in kwargs and kwargs["n_jobs"] == 90:
         assert most_queued > initial_queue_rows(90)
+
+
+@pytest.mark.parametrize("kwargs", [CONFIGS[0], CONFIGS[1], CONFIGS[3]], ids=["cirne", "tables", "queue-grows"])
+def test_factored_masks_are_the_flat_masks_reduced(kwargs: dict[str, Any]) -> None:
+    """The kernel writes the factored masks off each copy's state: ``factored_mask`` of the flat masks, in
+    the batched and the single env, over states where some slot or count is masked, where the wait is masked
+    and where the episode has ended (all ones; a decision epoch always lets some window job start)."""
+    kwargs = {key: value for key, value in kwargs.items() if key != "invalid_action_penalty"}
+    flat = gym.make_vec(ENV, 8, "vector_entry_point", **kwargs)
+    factored = gym.make_vec(ENV, 8, "vector_entry_point", action_mode="factored", **kwargs)
+    singles = [MoldableEnv(action_mode=mode, **kwargs) for mode in ("flat", "factored")]
+    k, m = factored.max_jobs, factored.n_procs
+    flat.reset(seed=3), factored.reset(seed=3), singles[0].reset(seed=3), singles[1].reset(seed=3)
+    rng = np.random.default_rng(0)
+    seen = {"slot masked": 0, "count masked": 0, "wait masked": 0, "ended": 0}
+    for _ in range(300):
+        want = factored_mask(flat.action_masks(), k, m)
+        got = factored.action_masks()
+        assert got.dtype == np.int8 and got.shape == (8, k + 1 + m)
+        np.testing.assert_array_equal(got, want)
+        single = singles[1].action_masks()
+        np.testing.assert_array_equal(single, factored_mask(singles[0].action_masks(), k, m))
+        ended = (got == 1).all(axis=1)
+        seen["ended"] += int(ended.sum())
+        live = got[~ended]
+        seen["slot masked"] += int((live[:, :k] == 0).any(axis=1).sum())
+        seen["count masked"] += int((live[:, k + 1 :] == 0).any(axis=1).sum())
+        seen["wait masked"] += int((live[:, k] == 0).sum())
+        pairs = np.stack([rng.integers(0, k + 1, 8), rng.integers(0, m, 8)], axis=1)
+        actions = np.where(pairs[:, 0] == k, k * m, pairs[:, 0] * m + pairs[:, 1])
+        factored.step(pairs), flat.step(actions)
+        for env, action in zip(singles, (actions[0], pairs[0]), strict=True):
+            if env.step(action)[2]:
+                env.reset()
+    assert min(seen.values()) > 0, seen
 
 
 @pytest.mark.parametrize("action_mode", ["flat", "ranked"])
