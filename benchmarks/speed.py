@@ -203,6 +203,10 @@ def multiserver_fastpath(n: int) -> dict[str, float]:
 
 BATCHED_CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "Malleable online, load 0.9": (MALLEABLE, {"mode": "online", "load": MMK_LOAD}),
+    "Malleable online, load 0.9, exponent mode": (
+        MALLEABLE,
+        {"mode": "online", "load": MMK_LOAD, "action_mode": "exponent"},
+    ),
     "Malleable offline defaults": (MALLEABLE, {}),
     "Dispatch defaults": (DISPATCH, {}),
     "MultiserverJob select mode": ("schedenv/MultiserverJob-v0", {"action_mode": "select"}),
