@@ -183,6 +183,7 @@ def residual_weights(
 
 
 def _residual_factors(values: np.ndarray) -> np.ndarray:
+    """The residual mode's factor 10^(RESIDUAL_DECADES * a) of each entry of a checked action."""
     return np.power(10.0, RESIDUAL_DECADES * values)
 
 
