@@ -10,7 +10,9 @@ copies, next to the single env, for every env id, as ratios, with valid, sampled
 (the reference of docs/results/speed.md), per family, learning only; (6) the same end to end, for every
 shipped config: the wall time of a whole ``agents.train.train`` call (start-up, warm start, learning,
 validations, saves) on a shortened budget, with the time by phase; (7) learning samples/s of every shipped
-config under other settings (epochs, network size, torch threads), split into rollout and update.
+config under other settings (epochs, network size, torch threads), split into rollout and update; (8) the
+arithmetic floor of every shipped config's learning: its FLOPs per sample against this core's float32 GEMM
+rate, and so the highest ratio to the SB3 reference that its settings allow on this machine.
 
 The reference is Gymnasium's CartPole-v1 (a few float operations per step, so it measures the wrapper
 floor of ``gym.make``). Each env is stepped with trivial valid actions: the first unmasked action for
@@ -640,6 +642,8 @@ def print_tables(report: dict[str, Any]) -> None:
         print_end_to_end(report["end_to_end"])
     if report.get("settings"):
         print_settings(report["settings"])
+    if report.get("floor"):
+        print_floor(report["floor"])
     print(f"\n{provenance()}")
 
 
@@ -680,6 +684,110 @@ def print_end_to_end(table: dict[str, dict[str, Any]]) -> None:
 _PHASE_KEYS = ("start_up", "warm_start", "rollout", "update", "validation", "save")
 
 
+GEMM_SHAPES: tuple[tuple[int, int, int], ...] = ((1024, 1024, 1024), (2048, 128, 128), (2048, 300, 128))
+"""(rows, inner, columns) of the float32 matrix products ``gemm_rate`` times: a large square one and two of an
+update's minibatch shapes (2048 samples through a 128-wide layer)."""
+
+
+def gemm_rate(seconds: float) -> float:
+    """FLOP/s of this core's fastest float32 matrix product among ``GEMM_SHAPES`` (torch, one thread): the
+    arithmetic rate that a network's forward and backward passes cannot exceed."""
+    import torch
+
+    torch.set_num_threads(1)
+    best = 0.0
+    for rows, inner, columns in GEMM_SHAPES:
+        left, right = torch.randn(rows, inner), torch.randn(inner, columns)
+        for _ in range(3):
+            left @ right
+        count, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds / len(GEMM_SHAPES):
+            left @ right
+            count += 1
+        best = max(best, 2.0 * rows * inner * columns * count / (time.perf_counter() - start))
+    return best
+
+
+def learning_flops(config: Any) -> float:
+    """Floating-point operations per sample of ``config``'s learning: the policy's forward passes in one rollout
+    and the whole update that follows it (every epoch and minibatch, backward passes included), counted by
+    torch's ``FlopCounterMode`` over one ``learn`` of one rollout of the model ``train`` builds (warm start
+    aside: it changes the weights, not the work)."""
+    import tempfile
+
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from agents.train import _unchecked_distributions
+
+    config = dataclasses.replace(config, warm_start=None)
+    with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
+        model = fresh_model(config, folder)
+        rollout = model.n_envs * model.n_steps
+        counter = FlopCounterMode(display=False)
+        with counter, _unchecked_distributions():
+            model.learn(total_timesteps=rollout)
+        model.get_env().close()
+    return counter.get_total_flops() / rollout
+
+
+def floor_section(seconds: float, reference_steps: int, configs: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The arithmetic floor of each shipped config's learning on this machine: its FLOPs per sample
+    (``learning_flops``) at this core's float32 matrix-product rate (``gemm_rate``, measured in the same run)
+    are the least time a sample's forward and backward passes can take at the config's settings, however
+    they are computed (fused, compiled or not; bit-identical or not, in float32 on one thread); one over that
+    time and the SB3 reference's samples/s (``_sb3_reference``, timed just before) is the highest ratio to the
+    reference that learning can reach, before the env steps, validations, warm start and start-up."""
+    if importlib.util.find_spec("stable_baselines3") is None:
+        return {}
+    import torch
+
+    from agents.train import CONFIG_DIR, resolve_config, shipped_configs
+
+    torch.set_num_threads(1)
+    rate = gemm_rate(seconds)
+    results: dict[str, dict[str, Any]] = {}
+    for name in configs or sorted(shipped_configs()):
+        config = resolve_config(CONFIG_DIR / name, {"progress_bar": False, "tensorboard": False})
+        reference = _sb3_reference(config, reference_steps)
+        flops = learning_flops(config)
+        results[name] = {
+            "config": name,
+            "flops_per_sample": flops,
+            "gemm_flops_per_second": rate,
+            "floor_seconds_per_sample": flops / rate,
+            "sb3_ppo_one_env": reference,
+            "highest_ratio": rate / (flops * reference),
+        }
+    return results
+
+
+def print_floor(table: dict[str, dict[str, Any]]) -> None:
+    """The ``floor_section`` table."""
+    rows = [
+        (
+            row["config"].removesuffix(".yaml"),
+            f"{row['flops_per_sample'] / 1e6:.2f}",
+            f"{row['floor_seconds_per_sample'] * 1e6:.1f}",
+            f"{row['sb3_ppo_one_env']:,.0f}",
+            f"{row['highest_ratio']:.1f}x",
+        )
+        for row in table.values()
+    ]
+    rate = next(iter(table.values()))["gemm_flops_per_second"] if table else float("nan")
+    headers = [
+        "shipped config",
+        "MFLOP per sample (rollout + update)",
+        "µs per sample at the GEMM rate",
+        "SB3 PPO, 1 env (samples/s)",
+        "highest ratio learning can reach",
+    ]
+    print(
+        f"\nArithmetic floor of learning, at this core's float32 GEMM rate of {rate / 1e9:.1f} GFLOP/s (one thread)\n"
+    )
+    print(markdown_table(headers, rows))
+    print()
+
+
 def print_settings(table: dict[str, dict[str, Any]]) -> None:
     """The ``settings_section`` table."""
     rows = [
@@ -707,7 +815,7 @@ def print_settings(table: dict[str, dict[str, Any]]) -> None:
     print()
 
 
-SECTIONS = ("env", "mmk", "fastpath", "batched", "training", "end-to-end", "settings")
+SECTIONS = ("env", "mmk", "fastpath", "batched", "training", "end-to-end", "settings", "floor")
 """Values of ``--sections`` (all by default)."""
 
 
@@ -761,6 +869,8 @@ def main(argv: list[str] | None = None) -> int:
     if "settings" in chosen:
         rounds = 1 if args.quick else args.rounds
         report["settings"] = settings_section(1 if args.quick else 2, rounds, reference_steps, configs)
+    if "floor" in chosen:
+        report["floor"] = floor_section(seconds, reference_steps, configs)
     if args.json:
         print(json.dumps(report))
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -33,3 +34,19 @@ def test_every_shipped_config_shortens_to_whole_validations(name: str) -> None:
     if config.timesteps <= 200_000:  # not shortened: the config's own cadence
         assert (short.eval_every, short.checkpoint_every) == (config.eval_every, config.checkpoint_every)
     assert speed.scaled_config(short, 10**9) == short  # never longer than asked
+
+
+def test_learning_flops_are_the_hand_counted_matrix_products() -> None:
+    """One rollout of 4 copies x 8 steps and 2 epochs of a Box policy with 8 x 8 networks on 55 features."""
+    config = resolve_config(CONFIG_DIR / "malleable_online_range_ppo.yaml", {"n_envs": 4, "tensorboard": False})
+    config = dataclasses.replace(
+        config,
+        policy_kwargs={**config.policy_kwargs, "net_arch": [8, 8]},
+        algo_kwargs={**config.algo_kwargs, "n_steps": 8, "batch_size": 16, "n_epochs": 2},
+    )
+    # Multiply-adds of one forward pass per sample: policy 55x8 + 8x8 + 8x1, value the same: 1,024 (2,048 FLOPs).
+    rollout = 2 * 1024 + 2 * 512 * 4 / 32  # the forward passes, and the value of the last observation of each copy
+    # 2 epochs x 2 FLOPs per multiply-add x (the forward pass, each layer's weight gradient (as many), and the
+    # input gradient of every layer but the first of each network: 8x8 and 8x1, twice).
+    update = 2 * 2 * (1024 + 1024 + (64 + 8) * 2)
+    assert speed.learning_flops(config) == rollout + update == 10_944
