@@ -773,7 +773,7 @@ def print_floor(table: dict[str, dict[str, Any]]) -> None:
         )
         for row in table.values()
     ]
-    rate = next(iter(table.values()))["gemm_flops_per_second"] if table else float("nan")
+    rate = next(iter(table.values()))["gemm_flops_per_second"]  # one rate, measured once per run
     headers = [
         "shipped config",
         "MFLOP per sample (rollout + update)",

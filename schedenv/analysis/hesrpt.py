@@ -79,12 +79,12 @@ def hesrpt_allocation_rows(sizes: np.ndarray, weights: np.ndarray, counts: np.nd
     weights=weights[i, :counts[i]])`` bit for bit (the same operations on each element), zeros beyond
     ``counts[i]``. The inputs are an env's state and are not checked: positive sizes and weights in
     each row's first ``counts[i]`` entries, each p in (0, 1]."""
-    sizes, p = np.asarray(sizes, dtype=np.float64), np.asarray(p, dtype=np.float64)
-    valid = np.arange(sizes.shape[1]) < np.asarray(counts)[:, None]
+    sizes, counts, p = np.asarray(sizes, dtype=np.float64), np.asarray(counts), np.asarray(p, dtype=np.float64)
+    valid = np.arange(sizes.shape[1]) < counts[:, None]
     # Largest first, ties by position (``_order_and_weights``'s order); the empty entries last.
     order = np.argsort(np.where(valid, -sizes, np.inf), axis=1, kind="stable")
     z = np.cumsum(np.take_along_axis(np.where(valid, weights, 1.0), order, axis=1), axis=1)
-    last = np.maximum(np.asarray(counts) - 1, 0)[:, None]
+    last = np.maximum(counts - 1, 0)[:, None]
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # in the empty entries and rows with p = 1
         sorted_theta = _sorted_fractions(z, np.take_along_axis(z, last, axis=1), (1.0 / (1.0 - p))[:, None])
     srpt = np.flatnonzero(p == 1.0)  # the SRPT limit: every server to the smallest job
