@@ -28,7 +28,9 @@ they hold >= 1 processor each.
 ``vector.MoldableVectorEnv``, whose masks (4 KB a copy with the defaults) are written only when asked
 (``mask_rows``), not kept per copy at every step: ``step_rows`` reads a masked action's fallback off the
 state (``checked_action``) and steps the copies on ``borrowed`` views (no reference counts), prefetching
-the next copy's rows (``schedenv.kernels``). The small helpers of a step are inlined into their
+the next copy's rows (``schedenv.kernels``); ``rank_rows`` then ranks the ranked action mode's candidates
+(``rank``, HRF-EASY's ``decide`` first) the same way, with one allocation-turn scratch for all copies. The
+small helpers of a step are inlined into their
 callers (``inline="always"``: numba counts a reference in and out for every array argument of a call);
 ``transition``, ``_observe`` and ``write_mask`` are not (inlined, they more than doubled the first compile and
 gained nothing measurable). Kernels that call each
@@ -716,16 +718,24 @@ def _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, wo
     new revenue's place, or leaves it: the heap's choices, processor by processor. Each position keeps
     its count, revenue RP(count) = T(count) - T(count + 1) (HRF §4.2; -inf at the cap or when count + 1
     is not allowed) and T(count + 1), which is the next revenue's T(count): every runtime is evaluated once.
+    When the smallest counts take the whole budget (a long queue) no revenue is read; otherwise fewer than
+    alpha m jobs are queued (each holds a processor), and the list is built by insertion.
     """
     m, q = ints[N_PROCS], ints[N_QUEUED]
     extra = np.int64(math.floor(alpha * m + 1e-9))
     cap = min(m, np.int64(math.ceil(threshold * m - 1e-9)))
+    for i in range(q):
+        extra -= np.int64(queue[i, Q_N_MIN])
+    if extra <= 0:  # no processor beyond the smallest counts (a long queue): no revenue is read
+        for i in range(q):
+            job = np.int64(queue[i, Q_JOB])
+            turn_of[job], count_of[job] = turn, np.int64(queue[i, Q_N_MIN])
+        return
     revenue, following, count, order = work[W_REVENUE], work[W_NEXT], work[W_COUNT], work[W_ORDER]
-    n = 0  # order[:n]: the positions with a positive revenue, highest first
+    n = 0  # order[:n]: the positions with a positive revenue, highest first (fewer than alpha m of them)
     for i in range(q):
         row = queue[i]
         x = row[Q_N_MIN]
-        extra -= np.int64(x)
         count[i] = x
         value = -np.inf
         if x < cap:
