@@ -709,7 +709,7 @@ def initial_policy_state() -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, work):
+def _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, work, resume):
     """Algorithm 1 over every queued job (``baselines.moldable.hrf_allocation``); counts go to ``count_of``.
 
     The heap becomes a list of the queue positions with a positive revenue (``work[W_ORDER]``), highest
@@ -718,25 +718,32 @@ def _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, wo
     new revenue's place, or leaves it: the heap's choices, processor by processor. Each position keeps
     its count, revenue RP(count) = T(count) - T(count + 1) (HRF §4.2; -inf at the cap or when count + 1
     is not allowed) and T(count + 1), which is the next revenue's T(count): every runtime is evaluated once.
-    When the smallest counts take the whole budget (a long queue) no revenue is read; otherwise fewer than
-    alpha m jobs are queued (each holds a processor), and the list is built by insertion.
+    When the counts take the whole budget (a long queue) no revenue is read; otherwise fewer than alpha m
+    jobs are queued (each holds a processor), and the list is built by insertion.
+
+    With ``resume`` the jobs start from their counts in ``count_of``: those of the previous turn, over a
+    set the queued jobs are what is left of (the others started since). The heap merges the jobs'
+    revenue sequences, always taking the highest head, so the previous turn took the queued jobs'
+    processors in the very order a turn over them alone takes them; such a turn then goes on with the
+    processors the started jobs held (the budget minus the queued jobs' counts): the same counts.
     """
     m, q = ints[N_PROCS], ints[N_QUEUED]
     extra = np.int64(math.floor(alpha * m + 1e-9))
     cap = min(m, np.int64(math.ceil(threshold * m - 1e-9)))
+    revenue, following, count, order = work[W_REVENUE], work[W_NEXT], work[W_COUNT], work[W_ORDER]
     for i in range(q):
-        extra -= np.int64(queue[i, Q_N_MIN])
-    if extra <= 0:  # no processor beyond the smallest counts (a long queue): no revenue is read
+        x = count_of[np.int64(queue[i, Q_JOB])] if resume else np.int64(queue[i, Q_N_MIN])
+        count[i] = x
+        extra -= x
+    if extra <= 0:  # no processor left (a long queue): no revenue is read
         for i in range(q):
             job = np.int64(queue[i, Q_JOB])
-            turn_of[job], count_of[job] = turn, np.int64(queue[i, Q_N_MIN])
+            turn_of[job], count_of[job] = turn, np.int64(count[i])
         return
-    revenue, following, count, order = work[W_REVENUE], work[W_NEXT], work[W_COUNT], work[W_ORDER]
     n = 0  # order[:n]: the positions with a positive revenue, highest first (fewer than alpha m of them)
     for i in range(q):
         row = queue[i]
-        x = row[Q_N_MIN]
-        count[i] = x
+        x = count[i]
         value = -np.inf
         if x < cap:
             following[i] = runtime(row, np.int64(x) + 1, tables)
@@ -806,7 +813,7 @@ def decide(
     (``initial_policy_state``; ``alpha`` and ``threshold`` fixed along the episode); ``work`` is the
     turn's scratch (``WORK_ROWS``). A new turn over the very jobs of the previous one (no job started or
     arrived since: they all belong to it and as many are queued) gives them the same counts, so it only
-    renumbers them.
+    renumbers them; one over what is left of them after starts resumes from their counts (``_hrf_turn``).
     """
     m, now, free = ints[N_PROCS], floats[TIME], ints[FREE]
     w = min(ints[N_QUEUED], ints[MAX_JOBS])
@@ -817,16 +824,16 @@ def decide(
             fresh = fresh or turn_of[np.int64(queue[i, Q_JOB])] != turn
         if fresh:
             q = ints[N_QUEUED]
-            same = q == policy[P_TURN_JOBS]
+            kept = True  # every queued job was in the previous turn: only starts since
             for i in range(q):
-                same = same and turn_of[np.int64(queue[i, Q_JOB])] == turn
+                kept = kept and turn_of[np.int64(queue[i, Q_JOB])] == turn
             turn += 1
-            policy[P_TURN_TIME], policy[P_TURN], policy[P_TURN_JOBS] = now, turn, q
-            if same:
+            if kept and q == policy[P_TURN_JOBS]:  # the very same jobs: the same counts
                 for i in range(q):
                     turn_of[np.int64(queue[i, Q_JOB])] = turn
             else:
-                _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, work)
+                _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, work, kept)
+            policy[P_TURN_TIME], policy[P_TURN], policy[P_TURN_JOBS] = now, turn, q
         for i in range(w):
             counts[i] = count_of[np.int64(queue[i, Q_JOB])]
     else:

@@ -318,28 +318,38 @@ def test_each_allocation_turn_is_algorithm_1_over_the_queued_jobs(kwargs: dict[s
     assert checked > 50 and repeats > 0
 
 
-@pytest.mark.parametrize(("alpha", "threshold"), [(0.5, 0.9), (1.0, 0.3), (1.7, 1.0), (1.0, 0.5)])
+@pytest.mark.parametrize(("alpha", "threshold"), [(0.5, 0.9), (1.0, 0.3), (1.7, 1.0), (1.0, 0.5), (1.0, 0.9)])
 def test_the_compiled_turn_equals_the_heap_for_any_budget_and_cap(alpha: float, threshold: float) -> None:
     """``_hrf_turn`` (a list kept in revenue order, each runtime evaluated once) against ``hrf_allocation``
-    on the queues of a ranked episode with tied revenues and runtime tables with holes."""
+    on the queues of a ranked episode with tied revenues and runtime tables with holes; then, resumed from
+    those counts, over what is left after some jobs start (the counts of a turn over those jobs alone)."""
     kwargs = TURN_SCENARIOS[0]
     env = gym.make(ENV, **kwargs)
     env.reset(seed=0)
     tables, m, n = kernel.arrival_arrays(env.unwrapped.job_set)[2], env.unwrapped.n_procs, len(TIES)
-    checked = 0
+    rng = np.random.default_rng(1)
+    checked = resumed = 0
     for ints, queue, _, _ in turn_states(kwargs, 4):
         q = queue.shape[0]
         if not q:
             continue
         turn_of, count_of = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64)
         work = np.full((kernel.WORK_ROWS, q), np.nan)
-        kernel._hrf_turn(ints, queue, tables, alpha, threshold, 3, turn_of, count_of, work)
+        kernel._hrf_turn(ints, queue, tables, alpha, threshold, 3, turn_of, count_of, work, False)
         jobs = queue[:, kernel.Q_JOB].astype(np.int64)
         expected = hrf_allocation(kernel.runtime_rows(queue, tables, m), queue[:, kernel.Q_N_MIN], m, alpha, threshold)
         np.testing.assert_array_equal(count_of[jobs], expected)
         assert (turn_of[jobs] == 3).all() and (np.delete(turn_of, jobs) == -1).all()
         checked += 1
-    assert checked > 30
+        kept = np.sort(rng.permutation(q)[: rng.integers(1, q + 1)])  # the others start
+        left, left_ints = queue[kept], ints.copy()
+        left_ints[kernel.N_QUEUED] = kept.size
+        kernel._hrf_turn(left_ints, left, tables, alpha, threshold, 4, turn_of, count_of, work, True)
+        expected = hrf_allocation(kernel.runtime_rows(left, tables, m), left[:, kernel.Q_N_MIN], m, alpha, threshold)
+        np.testing.assert_array_equal(count_of[jobs[kept]], expected)
+        assert (turn_of[jobs[kept]] == 4).all()
+        resumed += kept.size < q
+    assert checked > 30 and resumed > 20
 
 
 @pytest.mark.parametrize("kwargs", [*SCENARIOS, TURN_SCENARIOS[0]], ids=[*IDS, "ties-tables"])
@@ -382,6 +392,6 @@ def test_a_revenue_that_falls_to_a_tie_yields_to_the_earlier_job() -> None:
     runtimes = kernel.runtime_rows(queue, tables, 4)
     assert hrf_allocation(runtimes, queue[:, kernel.Q_N_MIN], 4, 1.0, 0.9).tolist() == [2, 2]
     turn_of, count_of = np.full(2, -1, dtype=np.int64), np.zeros(2, dtype=np.int64)
-    kernel._hrf_turn(core._ints, queue, tables, 1.0, 0.9, 1, turn_of, count_of, np.zeros((kernel.WORK_ROWS, 2)))
+    kernel._hrf_turn(core._ints, queue, tables, 1.0, 0.9, 1, turn_of, count_of, np.zeros((kernel.WORK_ROWS, 2)), False)
     assert count_of.tolist() == [2, 2] and turn_of.tolist() == [1, 1]
     assert env.candidate(0) == (0, 2)  # HRF-EASY starts the head on its 2
