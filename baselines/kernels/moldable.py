@@ -6,9 +6,10 @@ decision with it, and the envs sit below the baselines); this module maps policy
 ``decide`` returns the env action of ``MoldablePolicy.act`` for HRF (Algorithm 1 once per allocation
 turn, over all queued jobs; HRF paper §5) and Rigid (requested counts), with FCFS or EASY selection
 (§3.2; the head's count frozen in its reservation), for any alpha and threshold. The heap of
-Algorithm 1 becomes a scan for the highest revenue (ties to the earlier job, as the heap's
-(-revenue, position) order gives). ``schedenv.fastpath.moldable`` fuses it with the env's step; the
-Python policies stay the specification (``tests/perf`` compares records).
+Algorithm 1 becomes a list of the queued jobs kept in the heap's (-revenue, position) order (ties to
+the earlier job), each runtime evaluated once (``kernel._hrf_turn``). ``schedenv.fastpath.moldable``
+fuses it with the env's step; the Python policies stay the specification (``tests/perf`` compares
+records, ``tests/moldable/test_ranked.py`` the counts of every turn).
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ from schedenv.moldable.kernel import (
     N_QUEUED,
     NEED_QUEUE,
     OK,
+    WORK_ROWS,
     is_done,
     step,
 )
@@ -49,7 +50,7 @@ C_STEPS, C_EPOCHS, C_OVERFLOW, C_RECORDS = range(4)
 
 @numba.njit(cache=True)
 def _episode(
-    scheme, easy, alpha, threshold, policy, turn_of, count_of, revenue, counts, counters, totals, records,
+    scheme, easy, alpha, threshold, policy, turn_of, count_of, work, counts, counters, totals, records,
     ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, mask,
 ):  # fmt: skip
     """Decide and step until the episode ends (``OK``); stops early with ``INVALID`` (the policy chose a
@@ -69,7 +70,7 @@ def _episode(
             policy,
             turn_of,
             count_of,
-            revenue,
+            work,
             counts,
         )
         status = step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, obs, mask)
@@ -141,9 +142,9 @@ def run(inner: Any, policy: Any, seed: int, *, keep_completions: bool = False) -
     records = np.zeros((n, 6))
     while True:
         arrays = core._kernel_arrays()
-        revenue = np.empty(core._queue.shape[0])
+        work = np.empty((WORK_ROWS, core._queue.shape[0]))
         status = _episode(
-            scheme, easy, alpha, threshold, policy_state, turn_of, count_of, revenue, counts, counters, totals,
+            scheme, easy, alpha, threshold, policy_state, turn_of, count_of, work, counts, counters, totals,
             records, *arrays,
         )  # fmt: skip
         if status == INVALID:

@@ -40,6 +40,7 @@ from schedenv.moldable.kernel import (
     R_START,
     TIME,
     TOTAL_OBJECTIVE,
+    WORK_ROWS,
     arrival_arrays,
     initial_policy_state,
     initial_queue_rows,
@@ -188,7 +189,7 @@ class RankedCore(FastCore):
         n, k = jobs.n_jobs, n_candidates(max_jobs)
         self._policy = initial_policy_state()
         self._turn_of, self._count_of = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64)
-        self._revenue = np.zeros(0)
+        self._work = np.zeros((WORK_ROWS, 0))
         self._counts = np.zeros(max_jobs, dtype=np.int64)
         self.candidates = np.zeros((k, 2), dtype=np.int64)
         """(slot, procs) of each candidate (slot -1: wait; procs 0: no start), see ``kernel.rank``."""
@@ -199,11 +200,11 @@ class RankedCore(FastCore):
     def _run(self, action: int) -> int:
         status = super()._run(action)
         if status == OK:
-            if self._revenue.size < self._queue.shape[0]:
-                self._revenue = np.zeros(self._queue.shape[0])
+            if self._work.shape[1] < self._queue.shape[0]:  # the turn's scratch, as long as the queue
+                self._work = np.zeros((WORK_ROWS, self._queue.shape[0]))
             rank(
                 self._ints, self._floats, self._queue, self._running, self._tables, self._obs, self._policy,
-                self._turn_of, self._count_of, self._revenue, self._counts, self.candidates, self.candidate_mask,
+                self._turn_of, self._count_of, self._work, self._counts, self.candidates, self.candidate_mask,
                 self._robs,
             )  # fmt: skip
         return status

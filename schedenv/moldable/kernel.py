@@ -28,7 +28,9 @@ they hold >= 1 processor each.
 ``vector.MoldableVectorEnv``, whose masks (4 KB a copy with the defaults) are written only when asked
 (``mask_rows``), not kept per copy at every step: ``step_rows`` reads a masked action's fallback off the
 state (``checked_action``) and steps the copies on ``borrowed`` views (no reference counts), prefetching
-the next copy's rows (``schedenv.kernels``). The small helpers of a step are inlined into their
+the next copy's rows (``schedenv.kernels``); ``rank_rows`` then ranks the ranked action mode's candidates
+(``rank``, HRF-EASY's ``decide`` first) the same way, with one allocation-turn scratch for all copies. The
+small helpers of a step are inlined into their
 callers (``inline="always"``: numba counts a reference in and out for every array argument of a call);
 ``transition``, ``_observe`` and ``write_mask`` are not (inlined, they more than doubled the first compile and
 gained nothing measurable). Kernels that call each
@@ -693,61 +695,102 @@ def start_rows(rows, ints, floats, arrivals_f, stats, invalid, max_jobs, m, n_jo
 # ----------------------------------------------------------------------------- the paper policy's decision
 HRF, RIGID = 0, 1
 """Allocation scheme codes of ``decide``."""
-# policy state: allocation turn and EASY reservation (job -1: none)
-P_TURN_TIME, P_TURN, P_RES_JOB, P_RES_PROCS, P_RES_TIME = range(5)
+# policy state: allocation turn (its time, number and queued jobs) and EASY reservation (job -1: none)
+P_TURN_TIME, P_TURN, P_RES_JOB, P_RES_PROCS, P_RES_TIME, P_TURN_JOBS = range(6)
+# rows of an allocation turn's scratch ``work`` (one column per queue position; W_COUNT, W_ORDER hold integers)
+W_REVENUE, W_NEXT, W_COUNT, W_ORDER = range(4)
+WORK_ROWS = 4
+"""Rows of ``decide``'s scratch: ``np.empty((WORK_ROWS, queue rows))``, shared by copies stepped one after the other."""
 
 
 def initial_policy_state() -> np.ndarray:
     """``decide``'s state at the start of an episode: no allocation turn yet, no EASY reservation."""
-    return np.array([-np.inf, 0.0, -1.0, 0.0, 0.0])
+    return np.array([-np.inf, 0.0, -1.0, 0.0, 0.0, -1.0])
 
 
 @numba.njit(cache=True)
-def _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, revenue):
-    """Algorithm 1 over every queued job (``baselines.moldable.hrf_allocation``); counts go to ``count_of``."""
+def _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, work, resume):
+    """Algorithm 1 over every queued job (``baselines.moldable.hrf_allocation``); counts go to ``count_of``.
+
+    The heap becomes a list of the queue positions with a positive revenue (``work[W_ORDER]``), highest
+    first, ties to the earlier job (the heap's (-revenue, position) order). Its first job takes
+    processors while it stays first (no other revenue moves meanwhile), then moves down the list to its
+    new revenue's place, or leaves it: the heap's choices, processor by processor. Each position keeps
+    its count, revenue RP(count) = T(count) - T(count + 1) (HRF §4.2; -inf at the cap or when count + 1
+    is not allowed) and T(count + 1), which is the next revenue's T(count): every runtime is evaluated once.
+    When the counts take the whole budget (a long queue) no revenue is read; otherwise fewer than alpha m
+    jobs are queued (each holds a processor), and the list is built by insertion.
+
+    With ``resume`` the jobs start from their counts in ``count_of``: those of the previous turn, over a
+    set the queued jobs are what is left of (the others started since). The heap merges the jobs'
+    revenue sequences, always taking the highest head, so the previous turn took the queued jobs'
+    processors in the very order a turn over them alone takes them; such a turn then goes on with the
+    processors the started jobs held (the budget minus the queued jobs' counts): the same counts.
+    """
     m, q = ints[N_PROCS], ints[N_QUEUED]
     extra = np.int64(math.floor(alpha * m + 1e-9))
     cap = min(m, np.int64(math.ceil(threshold * m - 1e-9)))
+    revenue, following, count, order = work[W_REVENUE], work[W_NEXT], work[W_COUNT], work[W_ORDER]
     for i in range(q):
-        job = np.int64(queue[i, Q_JOB])
-        x = np.int64(queue[i, Q_N_MIN])
-        turn_of[job], count_of[job] = turn, x
+        x = count_of[np.int64(queue[i, Q_JOB])] if resume else np.int64(queue[i, Q_N_MIN])
+        count[i] = x
         extra -= x
-        revenue[i] = _revenue(queue, tables, i, x, cap)
-    while extra > 0:
-        best, second = -1, -1  # the highest revenue (ties to the earlier job) and the highest of the others
+    if extra <= 0:  # no processor left (a long queue): no revenue is read
         for i in range(q):
-            if revenue[i] > 0.0 and (best < 0 or revenue[i] > revenue[best]):
-                best, second = i, best
-            elif revenue[i] > 0.0 and (second < 0 or revenue[i] > revenue[second]):
-                second = i
-        if best < 0:
-            break
-        job = np.int64(queue[best, Q_JOB])
-        while extra > 0:  # best takes processors while it stays the scan's choice: no other revenue moves
-            count_of[job] += 1
+            job = np.int64(queue[i, Q_JOB])
+            turn_of[job], count_of[job] = turn, np.int64(count[i])
+        return
+    n = 0  # order[:n]: the positions with a positive revenue, highest first (fewer than alpha m of them)
+    for i in range(q):
+        row = queue[i]
+        x = count[i]
+        value = -np.inf
+        if x < cap:
+            following[i] = runtime(row, np.int64(x) + 1, tables)
+            if following[i] < np.inf:
+                value = runtime(row, np.int64(x), tables) - following[i]
+        revenue[i] = value
+        if value > 0.0:
+            k = n
+            while k > 0 and value > revenue[np.int64(order[k - 1])]:  # i is the latest: after every equal revenue
+                order[k] = order[k - 1]
+                k -= 1
+            order[k] = i
+            n += 1
+    first = 0  # the list is order[first:n]
+    while extra > 0 and first < n:
+        best = np.int64(order[first])
+        second = np.int64(order[first + 1]) if first + 1 < n else -1
+        row, c, after, value = queue[best], np.int64(count[best]), following[best], revenue[best]
+        while extra > 0:  # best takes processors while it stays first
+            c += 1
             extra -= 1
-            value = _revenue(queue, tables, best, count_of[job], cap)
-            revenue[best] = value
+            value = -np.inf  # RP(c)
+            if c < cap:
+                at, after = after, runtime(row, c + 1, tables)
+                if after < np.inf:
+                    value = at - after
             if not value > 0.0:
                 break
             if second >= 0 and not (value > revenue[second] or (value == revenue[second] and best < second)):
                 break
+        count[best], following[best], revenue[best] = c, after, value
+        first += 1
+        if value > 0.0:  # back into the list, after every job that now comes first
+            k = first
+            while k < n and (
+                revenue[np.int64(order[k])] > value or (revenue[np.int64(order[k])] == value and order[k] < best)
+            ):
+                order[k - 1] = order[k]
+                k += 1
+            order[k - 1] = best
+            first -= 1
+    for i in range(q):
+        job = np.int64(queue[i, Q_JOB])
+        turn_of[job], count_of[job] = turn, np.int64(count[i])
 
 
-@numba.njit(cache=True)
-def _revenue(queue, tables, i, x, cap):
-    """RP(x) = T(x) - T(x + 1) (HRF §4.2); -inf at the cap or when x + 1 is not allowed."""
-    if x >= cap:
-        return -np.inf
-    row = queue[i]
-    following = runtime(row, x + 1, tables)
-    if not following < np.inf:
-        return -np.inf
-    return runtime(row, x, tables) - following
-
-
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _spare(ints, running, shadow, need):
     """EASY's extra processors: free now plus those released by ``shadow``, minus the head's ``need``."""
     spare = ints[FREE] - need
@@ -759,15 +802,18 @@ def _spare(ints, running, shadow, need):
 
 @numba.njit(cache=True)
 def decide(
-    scheme, easy, alpha, threshold, ints, floats, queue, running, tables, policy, turn_of, count_of, revenue, counts
+    scheme, easy, alpha, threshold, ints, floats, queue, running, tables, policy, turn_of, count_of, work, counts
 ):
     """The env action of ``baselines.moldable.MoldablePolicy.act`` for the current state (HRF paper §3, §5).
 
-    HRF (Algorithm 1 once per allocation turn, over all queued jobs; the heap becomes a scan for the
-    highest revenue, ties to the earlier job) or Rigid (requested counts), with FCFS or EASY
-    selection (§3.2; the head's count frozen in its reservation). ``counts`` receives the window's
-    counts (the head's reserved count when it has a reservation); ``policy`` carries the turn and
-    the reservation from one decision to the next (``initial_policy_state``).
+    HRF (Algorithm 1 once per allocation turn, over all queued jobs, ``_hrf_turn``; ties to the earlier
+    job) or Rigid (requested counts), with FCFS or EASY selection (§3.2; the head's count frozen in its
+    reservation). ``counts`` receives the window's counts (the head's reserved count when it has a
+    reservation); ``policy`` carries the turn and the reservation from one decision to the next
+    (``initial_policy_state``; ``alpha`` and ``threshold`` fixed along the episode); ``work`` is the
+    turn's scratch (``WORK_ROWS``). A new turn over the very jobs of the previous one (no job started or
+    arrived since: they all belong to it and as many are queued) gives them the same counts, so it only
+    renumbers them; one over what is left of them after starts resumes from their counts (``_hrf_turn``).
     """
     m, now, free = ints[N_PROCS], floats[TIME], ints[FREE]
     w = min(ints[N_QUEUED], ints[MAX_JOBS])
@@ -777,9 +823,17 @@ def decide(
         for i in range(w):
             fresh = fresh or turn_of[np.int64(queue[i, Q_JOB])] != turn
         if fresh:
+            q = ints[N_QUEUED]
+            kept = True  # every queued job was in the previous turn: only starts since
+            for i in range(q):
+                kept = kept and turn_of[np.int64(queue[i, Q_JOB])] == turn
             turn += 1
-            policy[P_TURN_TIME], policy[P_TURN] = now, turn
-            _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, revenue)
+            if kept and q == policy[P_TURN_JOBS]:  # the very same jobs: the same counts
+                for i in range(q):
+                    turn_of[np.int64(queue[i, Q_JOB])] = turn
+            else:
+                _hrf_turn(ints, queue, tables, alpha, threshold, turn, turn_of, count_of, work, kept)
+            policy[P_TURN_TIME], policy[P_TURN], policy[P_TURN_JOBS] = now, turn, q
         for i in range(w):
             counts[i] = count_of[np.int64(queue[i, Q_JOB])]
     else:
@@ -813,49 +867,38 @@ def decide(
 
 
 # ----------------------------------------------------------------------------- ranked candidates
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _fit(row, target, tables):
     """The largest allowed count of the queued job ``row`` in [n_min, ``target``], 0 if none."""
-    for k in range(np.int64(target), np.int64(row[Q_N_MIN]) - 1, -1):
+    for k in range(target, np.int64(row[Q_N_MIN]) - 1, -1):
         if row[Q_ALL_COUNTS] or runtime(row, k, tables) < np.inf:
             return k
     return 0
 
 
-@numba.njit(cache=True)
-def _candidate(
-    j, slot, procs, ints, floats, queue, running, tables, reserved, shadow, spare, candidates, cmask, obs, robs
-):  # fmt: skip
-    """Candidate ``j`` = start window slot ``slot`` on ``procs`` (0: none) processors: its pair, mask
-    entry (fits now, and no earlier candidate is the same pair) and features (Observation Space). The
-    features the flat observation ``obs`` already holds (the slot's waiting time, the log runtime on the
-    fastest count) are read from it and the queue row: the same numbers, computed once."""
+@numba.njit(cache=True, inline="always")
+def _features(slot, procs, row, ints, floats, tables, reserved, shadow, spare, obs, robs, base):
+    """The features of starting window slot ``slot`` (queued row ``row``) on ``procs`` (0: none) processors
+    into ``robs[base + 1 : base + CANDIDATE_FEATURES]`` (Observation Space; the first, allowed, is the
+    caller's); returns whether the start fits now. The slot's waiting time is read from the flat
+    observation ``obs`` and the log runtime on the fastest count from the queue row: the same numbers,
+    computed once."""
     m, free, now, scale = ints[N_PROCS], ints[FREE], floats[TIME], floats[SCALE]
-    candidates[j, 0], candidates[j, 1] = slot, procs
-    row = queue[slot]
     at = runtime(row, procs, tables) if procs >= 1 else np.inf
-    allowed = procs >= 1 and procs <= free and at < np.inf
-    for e in range(1 + WIDTH_KINDS * slot, j):  # the same pair can only be an earlier width of this slot, or 0
-        allowed = allowed and candidates[e, 1] != procs
-    if j > 0 and candidates[0, 0] == slot and candidates[0, 1] == procs:
-        allowed = False
-    cmask[j] = allowed
-    base = CANDIDATE_FEATURES * j
-    robs[base] = allowed
     robs[base + 1] = 1.0
     robs[base + 2] = obs[SLOT_FEATURES * slot + 1]  # log1p((now - submit) / scale), see _observe
     robs[base + 3] = row[Q_LOG_SIZE]
     robs[base + 4] = procs / m
+    robs[base + 5], robs[base + 6] = 0.0, 0.0
     if at < np.inf:
-        robs[base + 5] = row[Q_LOG_FASTEST] if procs == row[Q_FASTEST_COUNT] else math.log1p(at / scale)
+        robs[base + 5] = row[Q_LOG_FASTEST] if procs == row[Q_FASTEST_COUNT] else log1p_float32(at / scale)
         robs[base + 6] = slot == 0 or not reserved or now + at <= shadow or procs <= spare
     robs[base + 7] = slot / ints[MAX_JOBS]
+    return procs >= 1 and procs <= free and at < np.inf
 
 
 @numba.njit(cache=True)
-def rank(
-    ints, floats, queue, running, tables, obs, policy, turn_of, count_of, revenue, counts, candidates, cmask, robs
-):
+def rank(ints, floats, queue, running, tables, obs, policy, turn_of, count_of, work, counts, candidates, cmask, robs):
     """The ranked action mode's candidates, mask and observation at a decision epoch (``MoldableEnv``).
 
     Candidate 0 is HRF-EASY's decision (``decide`` with the paper's alpha and threshold, its state in
@@ -863,25 +906,43 @@ def rank(
     ``1 + WIDTH_KINDS i + k`` starts window slot i on its k-th width (HRF's count, HRF's count
     shrunk to fit the free processors, half HRF's count, the smallest count, the fastest count that
     fits now); the last candidate waits. ``candidates`` rows are (slot, procs): slot -1 waits, procs
-    0 names no start. ``robs`` receives the candidate features, then the flat observation's summary
+    0 names no start. A candidate is allowed when it fits now and repeats no earlier one.
+    ``robs`` receives the candidate features, then the flat observation's summary
     and release profile (from ``obs``), then the EASY reservation. Once the episode is over the
     mask is all ones and the candidates are waits.
+
+    A start decision of ``decide`` is always width 0 (HRF's count) of its slot, so candidate 0 takes
+    that candidate's features, and a width equal to an earlier one of its slot takes that one's: each
+    distinct (slot, count) is worked out once. ``candidates`` and ``robs`` keep what the last call wrote
+    (zeros at first): the window's candidates are written in full, and only the slots after the window
+    that the last call filled (their first width names the slot) are cleared, not all 5 ``max_jobs``.
     """
     m, max_jobs, free, now, scale = ints[N_PROCS], ints[MAX_JOBS], ints[FREE], floats[TIME], floats[SCALE]
     n_candidates = candidates.shape[0]
-    robs[:] = 0.0
-    candidates[:, 0], candidates[:, 1] = -1, 0
+    last = n_candidates - 1
     tail = CANDIDATE_FEATURES * n_candidates
     flat_tail = SLOT_FEATURES * max_jobs
     length = obs.size - flat_tail
     robs[tail : tail + length] = obs[flat_tail:]
+    robs[tail + length :] = 0.0  # the EASY reservation, if any, below
+    candidates[last, 0], candidates[last, 1] = -1, 0
     if is_done(ints):
+        robs[:tail] = 0.0
+        candidates[:, 0], candidates[:, 1] = -1, 0
         cmask[:] = 1
         return
+    w = min(ints[N_QUEUED], max_jobs)
+    filled = w  # the slots [w, filled) the last call filled
+    while filled < max_jobs and candidates[1 + WIDTH_KINDS * filled, 0] >= 0:
+        filled += 1
+    if filled > w:
+        robs[CANDIDATE_FEATURES * (1 + WIDTH_KINDS * w) : CANDIDATE_FEATURES * (1 + WIDTH_KINDS * filled)] = 0.0
+        candidates[1 + WIDTH_KINDS * w : 1 + WIDTH_KINDS * filled, 0] = -1
+        candidates[1 + WIDTH_KINDS * w : 1 + WIDTH_KINDS * filled, 1] = 0
     cmask[:] = 0
     first = decide(
         HRF, True, PAPER_ALPHA, PAPER_THRESHOLD, ints, floats, queue, running, tables, policy, turn_of, count_of,
-        revenue, counts,
+        work, counts,
     )  # fmt: skip
     reserved = policy[P_RES_JOB] == queue[0, Q_JOB]
     shadow, need, spare = now, np.int64(0), np.int64(0)
@@ -891,41 +952,70 @@ def rank(
         robs[tail + length] = need / m
         robs[tail + length + 1] = math.log1p(max(shadow - now, 0.0) / scale)
         robs[tail + length + 2] = max(spare, 0) / m
-    last = n_candidates - 1
-    if first == max_jobs * m:
+    first_slot, first_procs = -1, 0
+    if first != max_jobs * m:
+        first_slot, first_procs = first // m, first % m + 1
+    candidates[0, 0], candidates[0, 1] = first_slot, first_procs
+    robs[:CANDIDATE_FEATURES] = 0.0  # a wait: allowed, no features; a start: below
+    if first_slot < 0:
         cmask[0] = 1
         robs[0] = 1.0
-    else:
-        _candidate(
-            0, first // m, first % m + 1, ints, floats, queue, running, tables, reserved, shadow, spare, candidates,
-            cmask, obs, robs,
-        )  # fmt: skip
-    for i in range(min(ints[N_QUEUED], max_jobs)):
+    for i in range(w):
         row = queue[i]
-        hrf = counts[i]
+        hrf, n_min = counts[i], np.int64(row[Q_N_MIN])
         widths = (
             hrf,
             _fit(row, min(hrf, free), tables),
-            _fit(row, max(row[Q_N_MIN], hrf // 2), tables),
-            np.int64(row[Q_N_MIN]),
-            _fit(row, min(row[Q_FASTEST_COUNT], free), tables),
+            _fit(row, max(n_min, hrf // 2), tables),
+            n_min,
+            _fit(row, min(np.int64(row[Q_FASTEST_COUNT]), free), tables),
         )
         for k in range(WIDTH_KINDS):
-            _candidate(
-                1 + WIDTH_KINDS * i + k, i, widths[k], ints, floats, queue, running, tables, reserved, shadow, spare,
-                candidates, cmask, obs, robs,
-            )  # fmt: skip
+            j, procs = 1 + WIDTH_KINDS * i + k, widths[k]
+            candidates[j, 0], candidates[j, 1] = i, procs
+            base = CANDIDATE_FEATURES * j
+            earlier = 0
+            while earlier < k and widths[earlier] != procs:
+                earlier += 1
+            if earlier < k:  # a repeat of width `earlier`: its features, not allowed
+                source = base - CANDIDATE_FEATURES * (k - earlier)
+                robs[base] = 0.0
+                for f in range(1, CANDIDATE_FEATURES):
+                    robs[base + f] = robs[source + f]
+                continue
+            fits = _features(i, procs, row, ints, floats, tables, reserved, shadow, spare, obs, robs, base)
+            allowed = fits
+            if i == first_slot and procs == first_procs:  # candidate 0 (always width 0 of its slot)
+                cmask[0] = fits
+                robs[0] = fits
+                for f in range(1, CANDIDATE_FEATURES):
+                    robs[f] = robs[base + f]
+                allowed = False
+            cmask[j] = allowed
+            robs[base] = allowed
     cmask[last] = first != max_jobs * m and _can_wait(ints)
     robs[CANDIDATE_FEATURES * last] = cmask[last]
 
 
 @numba.njit(cache=True)
-def rank_rows(rows, ints, floats, queue, running, tables, obs, policy, turn_of, count_of, revenue, counts, candidates,
-              cmask, robs):  # fmt: skip
-    """``rank`` for each copy in ``rows`` of the batched env (after its step)."""
-    for r in range(rows.size):
+def rank_rows(rows, ints, floats, queue, running, tables, obs, policy, turn_of, count_of, work, counts, candidates,
+              cmask, robs, ranked_length):  # fmt: skip
+    """``rank`` for each copy in ``rows`` of the batched env (after its step): its ranked observation is
+    ``robs[i, :ranked_length]``. The copies' arrays are ``borrowed`` (no reference counts) and the next
+    copy's queue, running and flat observation rows are prefetched (``schedenv.kernels``), as in ``step_rows``."""
+    b = borrowed
+    ints, floats, queue, running, tables, obs = b(ints), b(floats), b(queue), b(running), b(tables), b(obs)
+    policy, turn_of, count_of, work, counts = b(policy), b(turn_of), b(count_of), b(work), b(counts)
+    candidates, cmask, robs = b(candidates), b(cmask), b(robs)
+    n_rows = rows.size
+    for r in range(n_rows):
         i = rows[r]
+        if r + 1 < n_rows:
+            after = rows[r + 1]
+            prefetch_row(queue, after, (ints[after, N_QUEUED] * Q_COLUMNS * 8 + 63) // 64 + 1)
+            prefetch_row(running, after, (ints[after, N_RUNNING] * R_COLUMNS * 8 + 63) // 64 + 1)
+            prefetch_row(obs, after, (obs.strides[0] + 63) // 64)
         rank(
-            ints[i], floats[i], queue[i], running[i], tables, obs[i], policy[i], turn_of[i], count_of[i], revenue[i],
-            counts[i], candidates[i], cmask[i], robs[i],
+            ints[i], floats[i], queue[i], running[i], tables, obs[i], policy[i], turn_of[i], count_of[i], work,
+            counts[i], candidates[i], cmask[i], robs[i, :ranked_length],
         )  # fmt: skip

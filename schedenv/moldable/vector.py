@@ -65,6 +65,7 @@ from schedenv.moldable.kernel import (
     TIME,
     TURNAROUND,
     WAITING,
+    WORK_ROWS,
     arrival_arrays,
     arrival_rows,
     factored_mask_rows,
@@ -116,11 +117,11 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
             self._obs[:, core_length:] = template.scenario_params  # constant: the kernel writes the core only
         # the ranked mode: the flat observation the step writes, HRF-EASY's state and the candidates per copy
         self._flat_obs = np.zeros((b, self._core_length), dtype=np.float32) if self._ranked else self._obs
-        self._ranked_obs = self._obs[:, :core_length]
+        self._ranked_length = ranked_length  # rank_rows writes each copy's self._obs[i, :ranked_length]
         k, jobs = (n_candidates(template.max_jobs), n) if self._ranked else (0, 0)
-        self._policy = np.zeros((b, 5))
+        self._policy = np.zeros((b, initial_policy_state().size))
         self._turn_of, self._count_of = np.zeros((b, jobs), dtype=np.int64), np.zeros((b, jobs), dtype=np.int64)
-        self._revenue = np.zeros((b, self._queue.shape[1] if self._ranked else 0))
+        self._work = np.zeros((WORK_ROWS, self._queue.shape[1] if self._ranked else 0))  # one for all copies
         self._counts = np.zeros((b, template.max_jobs), dtype=np.int64)
         self._candidates, self._candidate_mask = np.zeros((b, k, 2), dtype=np.int64), np.zeros((b, k), dtype=np.int8)
         self._masked = np.zeros(b, dtype=np.bool_)
@@ -192,15 +193,15 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
                 if self._ranked:
                     rank_rows(
                         rows, self._ints, self._floats, self._queue, self._running, self._tables, self._flat_obs,
-                        self._policy, self._turn_of, self._count_of, self._revenue, self._counts, self._candidates,
-                        self._candidate_mask, self._ranked_obs,
+                        self._policy, self._turn_of, self._count_of, self._work, self._counts, self._candidates,
+                        self._candidate_mask, self._obs, self._ranked_length,
                     )  # fmt: skip
                 return
             grown = np.zeros((self.num_envs, 2 * self._queue.shape[1], self._queue.shape[2]))
             grown[:, : self._queue.shape[1]] = self._queue
             self._queue = grown
-            if self._ranked:  # the revenue rows are scratch of each decision: nothing to keep
-                self._revenue = np.zeros((self.num_envs, grown.shape[1]))
+            if self._ranked:  # the allocation turn's scratch: nothing to keep
+                self._work = np.zeros((WORK_ROWS, grown.shape[1]))
             advance = np.full(self.num_envs, ADVANCE, dtype=np.int64)
             step_rows(waiting, advance, self._penalty, *self._kernel_arrays())
 

@@ -15,10 +15,19 @@ import numpy as np
 import pytest
 
 import baselines
+from baselines.moldable import hrf_allocation
 from schedenv.evaluation import evaluate
 from schedenv.fastpath import supports
-from schedenv.moldable import MoldableEnv
-from schedenv.moldable.core import CANDIDATE_FEATURES, GLOBAL_FEATURES, RELEASE_FEATURES, n_candidates
+from schedenv.moldable import MoldableEnv, kernel
+from schedenv.moldable.core import (
+    CANDIDATE_FEATURES,
+    GLOBAL_FEATURES,
+    PAPER_ALPHA,
+    PAPER_THRESHOLD,
+    RELEASE_FEATURES,
+    n_candidates,
+    ranked_obs_length,
+)
 
 ENV = "schedenv/Moldable-v0"
 TABLES = [  # runtime tables with holes (counts a job does not allow), staggered arrivals
@@ -240,3 +249,149 @@ def test_bad_arguments_name_the_parameter() -> None:
     flat.reset(seed=0)
     with pytest.raises(ValueError, match="candidate\\(\\) needs action_mode='ranked'"):
         flat.candidate(0)
+
+
+TIES = [  # equal tables (equal revenues: ties go to the earlier job), holes, and Downey jobs, arriving in bursts
+    {"submit": float(j // 4), **spec}
+    for j, spec in enumerate(
+        [
+            {"runtimes": {1: 12, 2: 6, 3: 4, 4: 3, 6: 2}},
+            {"runtimes": {1: 12, 2: 6, 4: 3, 8: 1.5}},
+            {"runtimes": {1: 12, 2: 6, 3: 4, 4: 3, 6: 2}},
+            {"L": 10.0, "A": 3.0, "sigma": 0.5},
+            {"runtimes": {2: 12, 4: 6, 6: 4}},
+            {"L": 10.0, "A": 3.0, "sigma": 0.5},
+            {"runtimes": {1: 24, 2: 12, 3: 8, 4: 6}},
+            {"L": 30.0, "A": 6.0, "sigma": 2.0},
+        ]
+        * 6
+    )
+]
+TURN_SCENARIOS: list[dict[str, Any]] = [
+    {"jobs": TIES, "n_procs": 8, "max_jobs": 4},
+    {"arrival_interval": "heavy", "n_jobs": 80, "max_jobs": 8},
+]
+
+
+def turn_states(kwargs: dict[str, Any], seed: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """A ranked episode with random candidates: at each epoch the allocation turn's counts (``count_of`` of
+    the queued jobs), the queue rows, whether the turn was taken at this epoch over exactly these jobs,
+    and the env's ints; checks nothing itself."""
+    env = gym.make(ENV, action_mode="ranked", **kwargs)
+    inner: MoldableEnv = env.unwrapped  # type: ignore[assignment]
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    states, done = [], False
+    while not done:
+        core = inner._require_core()
+        ints, policy = core._ints.copy(), core._policy.copy()
+        q = int(ints[kernel.N_QUEUED])
+        queue = core._queue[:q].copy()
+        current = policy[kernel.P_TURN_TIME] == inner.state.time and policy[kernel.P_TURN_JOBS] == q
+        counts = core._count_of[queue[:, kernel.Q_JOB].astype(np.int64)].copy()
+        states.append((ints, queue, counts, np.array([current, int(policy[kernel.P_TURN])])))
+        _, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    return states
+
+
+@pytest.mark.parametrize("kwargs", TURN_SCENARIOS, ids=["ties-tables", "cirne-heavy"])
+def test_each_allocation_turn_is_algorithm_1_over_the_queued_jobs(kwargs: dict[str, Any]) -> None:
+    """Whenever the policy's turn was taken at this epoch over exactly the queued jobs (a full turn, or a
+    new turn over the very jobs of the previous one, which keeps their counts), the counts are the
+    Python specification's (``hrf_allocation``, its heap recomputing every revenue); both kinds occur."""
+    checked = repeats = 0
+    for seed in SEEDS[:2]:
+        env = gym.make(ENV, **kwargs)
+        env.reset(seed=seed)
+        tables, m = kernel.arrival_arrays(env.unwrapped.job_set)[2], env.unwrapped.n_procs
+        previous: tuple[int, list[int]] = (-1, [])
+        for _, queue, counts, (current, turn) in turn_states(kwargs, seed):
+            jobs = queue[:, kernel.Q_JOB].astype(np.int64).tolist()
+            if not (current and queue.size):
+                continue
+            runtimes = kernel.runtime_rows(queue, tables, m)
+            expected = hrf_allocation(runtimes, queue[:, kernel.Q_N_MIN], m, PAPER_ALPHA, PAPER_THRESHOLD)
+            np.testing.assert_array_equal(counts, expected)
+            checked += 1
+            repeats += previous == (turn - 1, jobs)
+            previous = (turn, jobs)
+    assert checked > 50 and repeats > 0
+
+
+@pytest.mark.parametrize(("alpha", "threshold"), [(0.5, 0.9), (1.0, 0.3), (1.7, 1.0), (1.0, 0.5), (1.0, 0.9)])
+def test_the_compiled_turn_equals_the_heap_for_any_budget_and_cap(alpha: float, threshold: float) -> None:
+    """``_hrf_turn`` (a list kept in revenue order, each runtime evaluated once) against ``hrf_allocation``
+    on the queues of a ranked episode with tied revenues and runtime tables with holes; then, resumed from
+    those counts, over what is left after some jobs start (the counts of a turn over those jobs alone)."""
+    kwargs = TURN_SCENARIOS[0]
+    env = gym.make(ENV, **kwargs)
+    env.reset(seed=0)
+    tables, m, n = kernel.arrival_arrays(env.unwrapped.job_set)[2], env.unwrapped.n_procs, len(TIES)
+    rng = np.random.default_rng(1)
+    checked = resumed = 0
+    for ints, queue, _, _ in turn_states(kwargs, 4):
+        q = queue.shape[0]
+        if not q:
+            continue
+        turn_of, count_of = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        work = np.full((kernel.WORK_ROWS, q), np.nan)
+        kernel._hrf_turn(ints, queue, tables, alpha, threshold, 3, turn_of, count_of, work, False)
+        jobs = queue[:, kernel.Q_JOB].astype(np.int64)
+        expected = hrf_allocation(kernel.runtime_rows(queue, tables, m), queue[:, kernel.Q_N_MIN], m, alpha, threshold)
+        np.testing.assert_array_equal(count_of[jobs], expected)
+        assert (turn_of[jobs] == 3).all() and (np.delete(turn_of, jobs) == -1).all()
+        checked += 1
+        kept = np.sort(rng.permutation(q)[: rng.integers(1, q + 1)])  # the others start
+        left, left_ints = queue[kept], ints.copy()
+        left_ints[kernel.N_QUEUED] = kept.size
+        kernel._hrf_turn(left_ints, left, tables, alpha, threshold, 4, turn_of, count_of, work, True)
+        expected = hrf_allocation(kernel.runtime_rows(left, tables, m), left[:, kernel.Q_N_MIN], m, alpha, threshold)
+        np.testing.assert_array_equal(count_of[jobs[kept]], expected)
+        assert (turn_of[jobs[kept]] == 4).all()
+        resumed += kept.size < q
+    assert checked > 30 and resumed > 20
+
+
+@pytest.mark.parametrize("kwargs", [*SCENARIOS, TURN_SCENARIOS[0]], ids=[*IDS, "ties-tables"])
+def test_candidates_after_the_window_are_waits_with_no_features(kwargs: dict[str, Any]) -> None:
+    """At every epoch the candidates of slots outside the window are waits with all-zero features, the wait's
+    features after its first are zero, and so is the reservation of an epoch without one: also after the
+    window shrank (the kernel clears only the slots it last filled)."""
+    env = gym.make(ENV, action_mode="ranked", **kwargs)
+    inner: MoldableEnv = env.unwrapped  # type: ignore[assignment]
+    rng = np.random.default_rng(8)
+    last, shrank = inner.n_slots - 1, 0
+    for seed in SEEDS[:2]:
+        observation, info = env.reset(seed=seed)
+        done, before = False, 0
+        while not done:
+            w = inner.state.window_size
+            shrank += w < before
+            before = w
+            rows = observation[: CANDIDATE_FEATURES * inner.n_slots].reshape(-1, CANDIDATE_FEATURES)
+            assert (rows[1 + 5 * w : last] == 0).all() and (rows[last, 1:] == 0).all()
+            assert all(inner.candidate(k) is None for k in range(1 + 5 * w, last + 1))
+            core = inner._require_core()
+            end = ranked_obs_length(inner.max_jobs, inner.max_running)  # then the scenario parameters, if any
+            reservation = observation[end - 3 : end]
+            if core._policy[kernel.P_RES_JOB] != inner.state.queue_job[0]:
+                assert (reservation == 0).all()
+            observation, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    assert shrank > 0
+
+
+def test_a_revenue_that_falls_to_a_tie_yields_to_the_earlier_job() -> None:
+    """By hand, m = 4 (budget 4, cap 4): job 0 has RP(1) = 9 - 6 = 3, job 1 RP(1) = 12 - 6 = 6, RP(2) = 6 - 3 = 3.
+    Job 1 takes the first extra processor; its RP(2) = 3 ties job 0's RP(1) = 3 and the earlier job, 0,
+    takes the second: counts [2, 2] (the heap's, not [1, 3])."""
+    jobs = [{"runtimes": {1: 9, 2: 6, 3: 5}}, {"runtimes": {1: 12, 2: 6, 3: 3}}]
+    env = MoldableEnv(jobs=jobs, n_procs=4, max_jobs=2, action_mode="ranked")
+    env.reset(seed=0)
+    core = env._require_core()
+    queue, tables = core._queue[:2].copy(), kernel.arrival_arrays(env.job_set)[2]
+    runtimes = kernel.runtime_rows(queue, tables, 4)
+    assert hrf_allocation(runtimes, queue[:, kernel.Q_N_MIN], 4, 1.0, 0.9).tolist() == [2, 2]
+    turn_of, count_of = np.full(2, -1, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    kernel._hrf_turn(core._ints, queue, tables, 1.0, 0.9, 1, turn_of, count_of, np.zeros((kernel.WORK_ROWS, 2)), False)
+    assert count_of.tolist() == [2, 2] and turn_of.tolist() == [1, 1]
+    assert env.candidate(0) == (0, 2)  # HRF-EASY starts the head on its 2

@@ -35,8 +35,18 @@ CONFIGS: list[dict[str, Any]] = [
     {"n_procs": 16, "n_jobs": 90, "arrival_interval": 20.0, "max_jobs": 8},
     {"jobs": TABLES, "n_procs": 3, "max_jobs": 2, "action_mode": "ranked", "invalid_action": "penalty"},
     {"n_procs": 16, "n_jobs": 90, "arrival_interval": 20.0, "max_jobs": 8, "action_mode": "ranked", "max_running": 2},
+    # the ranked observation is the first part of each copy's row, the scenario parameters after it
+    {"n_procs": 8, "n_jobs": 20, "max_jobs": 3, "action_mode": "ranked", "observe_params": True},
 ]
-IDS = ["cirne", "tables-penalty", "factored-params", "queue-grows", "ranked-tables-penalty", "ranked-queue-grows"]
+IDS = [
+    "cirne",
+    "tables-penalty",
+    "factored-params",
+    "queue-grows",
+    "ranked-tables-penalty",
+    "ranked-queue-grows",
+    "ranked-params",
+]
 INFO_KEYS = ("time", "n_jobs", "n_queued", "n_running", "free_procs", "n_outside", "action_mask", "invalid_action")
 
 
