@@ -34,6 +34,7 @@ from agents.runs import (
     BEST_VECNORMALIZE,
     EVALUATIONS,
     checkpoint_paths,
+    deferred_interrupt,
     read_evaluations,
     write_atomic,
 )
@@ -43,12 +44,14 @@ from schedenv.fastpath import evaluate_fast
 
 
 def save_model(model: Any, normalizer: VecNormalize | None, model_path: Path, vecnormalize_path: Path) -> None:
-    """Save statistics, then the model, each atomically (the model's presence marks completeness)."""
-    if normalizer is not None:
-        write_atomic(vecnormalize_path, pickle.dumps(normalizer))
-    buffer = io.BytesIO()
-    model.save(buffer)
-    write_atomic(model_path, buffer.getvalue())
+    """Save statistics, then the model, each atomically (the model's presence marks completeness); a Ctrl-C
+    meanwhile is raised when both are written (``agents.runs.deferred_interrupt``)."""
+    with deferred_interrupt():
+        if normalizer is not None:
+            write_atomic(vecnormalize_path, pickle.dumps(normalizer))
+        buffer = io.BytesIO()
+        model.save(buffer)
+        write_atomic(model_path, buffer.getvalue())
 
 
 class AtomicCheckpointCallback(BaseCallback):
@@ -79,18 +82,20 @@ class AtomicCheckpointCallback(BaseCallback):
         return True
 
     def save(self) -> None:
-        """Write the checkpoint at the model's current step count (the training state first, the model last)."""
+        """Write the checkpoint at the model's current step count (the training state first, the model last;
+        a Ctrl-C meanwhile is raised when the whole checkpoint is written)."""
         started = time.perf_counter()
         steps = self.model.num_timesteps
         paths = checkpoint_paths(self.run_dir, steps)
-        state = TrainingState.capture(self.model)
-        if state is not None:
-            write_atomic(paths.state, pickle.dumps(state))
-        if self.save_replay_buffer:
-            buffer = io.BytesIO()
-            self.model.save_replay_buffer(buffer)  # type: ignore[attr-defined]
-            write_atomic(paths.replay_buffer, buffer.getvalue())
-        save_model(self.model, self.model.get_vec_normalize_env(), paths.model, paths.vecnormalize)
+        with deferred_interrupt():
+            state = TrainingState.capture(self.model)
+            if state is not None:
+                write_atomic(paths.state, pickle.dumps(state))
+            if self.save_replay_buffer:
+                buffer = io.BytesIO()
+                self.model.save_replay_buffer(buffer)  # type: ignore[attr-defined]
+                write_atomic(paths.replay_buffer, buffer.getvalue())
+            save_model(self.model, self.model.get_vec_normalize_env(), paths.model, paths.vecnormalize)
         self._last_saved = steps
         self.seconds += time.perf_counter() - started
 

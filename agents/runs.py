@@ -22,7 +22,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,6 +153,31 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def deferred_interrupt() -> Iterator[None]:
+    """Hold Ctrl-C until the block ends, then raise it: a checkpoint or model save is never cut in the middle.
+
+    A ``KeyboardInterrupt`` that lands inside ``zipfile``'s close (SB3's ``model.save``) leaves the archive
+    with an open writing handle, and its ``ZipFile.close`` then raises a ``ValueError`` instead: the run
+    would end with a traceback and exit status 1, not "interrupted; resume with ..." and 130
+    (docs/rl/index.md, "Runs are never overwritten"). Acts only in the main thread while SIGINT has
+    Python's default handler (a process started in the background ignores SIGINT: left as it is).
+    """
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    received: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, _frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if received:
+        raise KeyboardInterrupt
 
 
 def _umask() -> int:

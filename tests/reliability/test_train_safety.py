@@ -201,3 +201,31 @@ def test_ctrl_c_prints_one_resume_line_and_exits_130(tmp_path: Path) -> None:
     assert process.returncode == INTERRUPTED
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == f"interrupted; resume with: schedenv train --out {out} --resume"
+
+
+def test_a_ctrl_c_during_a_save_is_raised_when_the_save_is_complete(tmp_path: Path) -> None:
+    """agents.runs.deferred_interrupt: SIGINT inside the block is held, then raised as KeyboardInterrupt."""
+    written = tmp_path / "model.zip"
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in `schedenv train` (any runner)
+    try:
+        with pytest.raises(KeyboardInterrupt), runs.deferred_interrupt():
+            os.kill(os.getpid(), signal.SIGINT)  # delivered now, in the middle of the "save"
+            runs.write_atomic(written, b"whole")
+        assert written.read_bytes() == b"whole"  # the write after the signal still happened
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Python's handler is back
+        with runs.deferred_interrupt():  # no signal: nothing raised
+            runs.write_atomic(written, b"again")
+        assert written.read_bytes() == b"again"
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_deferred_interrupt_leaves_an_ignored_sigint_ignored() -> None:
+    """A process started in the background ignores SIGINT: the block must not turn it back on."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with runs.deferred_interrupt():
+            os.kill(os.getpid(), signal.SIGINT)
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
