@@ -59,6 +59,12 @@ def add_train_parser(commands: Any) -> None:
     tr.add_argument("--n-envs", type=int, default=None, help="env copies stepped together (default: the config's)")
     tr.add_argument("--eval-freq", type=int, default=None, help="env steps between validation evaluations (0: end)")
     tr.add_argument("--eval-episodes", type=int, default=None, help="validation episodes per evaluation")
+    tr.add_argument(
+        "--eval-env-kwargs",
+        default=None,
+        help="JSON object of env arguments for the validation episodes only, over the env's, "
+        "e.g. '{\"n_arrivals\": 20000}'",
+    )
     tr.add_argument("--device", default=None, help="torch device: cpu, cuda or auto (default: cpu)")
     tr.add_argument("--vec-env", default=None, help="native (batched env, default) or dummy (single envs in a loop)")
     tr.add_argument(
@@ -116,6 +122,8 @@ def train_command(args: argparse.Namespace) -> int:
         overrides["env_id"] = check_env_id(args.env)
     if args.env_kwargs:
         overrides["env_kwargs"] = json_object(args.env_kwargs, "--env-kwargs")
+    if args.eval_env_kwargs:
+        overrides["eval_env_kwargs"] = json_object(args.eval_env_kwargs, "--eval-env-kwargs")
     if args.algo is not None:
         overrides["algo"] = get_algorithm(args.algo).name
     for name, field in (

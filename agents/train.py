@@ -105,6 +105,8 @@ class TrainConfig:
     """Validation episodes (fixed seeds) per evaluation."""
     eval_seed: int = 1_000_000
     """First validation seed: eval_seed .. eval_seed + eval_episodes - 1 (``agents.protocol.VALIDATION_SEEDS``)."""
+    eval_env_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Env arguments of the validation episodes only, over ``env_kwargs`` key by key (the RL Zoo's name)."""
     progress_bar: bool | None = None
     """Show a progress bar (None: only when stderr is a terminal)."""
     tensorboard: bool = True
@@ -283,9 +285,28 @@ def shipped_configs() -> list[str]:
     return [p.name for p in CONFIG_DIR.glob("*.yaml")]
 
 
-def env_kwargs_objects(config: TrainConfig) -> dict[str, Any]:
-    """The env kwargs with workload specs turned into objects (``schedenv.workloads.from_spec``)."""
-    return {key: from_spec(value) for key, value in config.env_kwargs.items()}
+def env_kwargs_objects(config: TrainConfig, validation: bool = False) -> dict[str, Any]:
+    """The env kwargs with workload specs turned into objects (``schedenv.workloads.from_spec``); with
+    ``validation``, those of the validation episodes (``config.eval_env_kwargs`` over ``config.env_kwargs``)."""
+    merged = {**config.env_kwargs, **config.eval_env_kwargs} if validation else config.env_kwargs
+    return {key: from_spec(value) for key, value in merged.items()}
+
+
+def _check_eval_env(config: TrainConfig, probe: gym.Env) -> None:
+    """Refuse ``eval_env_kwargs`` under which the validation env's spaces differ from the training env's."""
+    if not config.eval_env_kwargs:
+        return
+    validation = gym.make(config.env_id, **env_kwargs_objects(config, validation=True))
+    try:
+        for name in ("observation_space", "action_space"):
+            if getattr(validation, name) != getattr(probe, name):
+                raise ValueError(
+                    f"eval_env_kwargs={config.eval_env_kwargs!r} is not allowed: the validation env's {name} "
+                    f"{getattr(validation, name)} differs from the training env's {getattr(probe, name)}; "
+                    "change only arguments that keep the spaces (episode length, load, ...)"
+                )
+    finally:
+        validation.close()
 
 
 @dataclass
@@ -346,6 +367,7 @@ def train(
     try:
         algo = check_compatible(config.algo, probe, config.env_id)
         policy_kwargs = build_policy_kwargs(config, probe)
+        _check_eval_env(config, probe)
     finally:
         probe.close()
 
@@ -381,11 +403,12 @@ def train(
     _print_table(config, run_dir, start)
 
     checkpointer = AtomicCheckpointCallback(run_dir, config.checkpoint_every, algo.off_policy)
+    eval_kwargs = env_kwargs_objects(config, validation=True)
     evaluation = ReferenceEvalCallback(
         config.env_id,
-        env_kwargs,
+        eval_kwargs,
         validation,
-        objective_metric(config.env_id, env_kwargs),
+        objective_metric(config.env_id, eval_kwargs),
         config.eval_every or sys.maxsize,
         run_dir,
         algo.needs_masks,
@@ -477,7 +500,7 @@ def _warm_start(
 def resume_config(out: str | Path, overrides: dict[str, Any]) -> TrainConfig:
     """The saved config of the run in ``out`` with ``overrides``; env and algo must not change."""
     saved = read_config(Path(out))
-    for key in ("env_id", "algo", "env_kwargs"):
+    for key in ("env_id", "algo", "env_kwargs", "eval_env_kwargs"):
         if key in overrides and overrides[key] != saved.get(key):
             raise ValueError(
                 f"--resume continues the run in {out} trained with {key}={saved.get(key)!r}; "

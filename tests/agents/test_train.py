@@ -168,3 +168,35 @@ def test_the_phases_of_a_run_add_up_to_its_wall_time(tiny: dict[str, Any], tmp_p
     assert result.phases["rollout"] > 0 and result.phases["update"] > 0
     # learning is rollouts, updates, and what the callbacks did inside them (validation at 128 steps, checkpoints)
     assert result.phases["rollout"] + result.phases["update"] < result.seconds
+
+
+def test_validation_plays_the_eval_env_kwargs_episodes(tiny: dict[str, Any], tmp_path: Path) -> None:
+    """``eval_env_kwargs`` change the validation episodes only: the paper policy's validation mean is its mean on
+    the shorter episodes, not on the training env's."""
+    from baselines import reference
+    from schedenv.fastpath import evaluate_fast
+
+    fields = {**tiny, "algo": "maskable_ppo", "env_id": "schedenv/Dispatch-v0", "env_kwargs": {"n_arrivals": 400}}
+    config = TrainConfig(timesteps=128, eval_env_kwargs={"n_arrivals": 30}, **{**fields, "eval_episodes": 3})
+    row = train(config, tmp_path).evaluations[-1]
+    seeds = range(config.eval_seed, config.eval_seed + 3)
+    short = evaluate_fast(config.env_id, reference(config.env_id), seeds, n_arrivals=30).values(row["metric"])
+    long = evaluate_fast(config.env_id, reference(config.env_id), seeds, n_arrivals=400).values(row["metric"])
+    assert row["reference_mean"] == pytest.approx(float(short.mean()), rel=1e-12)
+    assert not math.isclose(float(short.mean()), float(long.mean()), rel_tol=1e-6)
+    assert read_config(tmp_path)["eval_env_kwargs"] == {"n_arrivals": 30}
+
+
+def test_eval_env_kwargs_that_change_the_spaces_are_refused(tiny: dict[str, Any], tmp_path: Path) -> None:
+    config = TrainConfig(env_kwargs=TINY_MALLEABLE, eval_env_kwargs={"max_jobs": 4}, timesteps=64, **tiny)
+    with pytest.raises(ValueError, match=r"eval_env_kwargs=\{'max_jobs': 4\} is not allowed: the validation env's "):
+        train(config, tmp_path)
+    assert not (tmp_path / MODEL).exists()
+
+
+def test_resume_refuses_other_validation_episodes(tiny: dict[str, Any], tmp_path: Path) -> None:
+    from agents.train import resume_config
+
+    train(TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=64, **tiny), tmp_path)
+    with pytest.raises(ValueError, match="eval_env_kwargs"):
+        resume_config(tmp_path, {"eval_env_kwargs": {"jobs": [1.0, 2.0, 3.0]}})
