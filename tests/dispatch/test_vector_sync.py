@@ -124,3 +124,26 @@ def test_vector_entry_point_equals_sync_vector_env(config: str, mode: AutoresetM
                 theirs.reset(seed=[None, 99, None], options={"reset_mask": mask.copy()}),
             )
     assert endings >= 2 * num_envs and invalid > 0
+
+
+def test_a_pickled_batch_keeps_draws_not_arrivals_and_continues_identically() -> None:
+    """A checkpoint of the batched env stores each copy's generator state at its last draw instead of the drawn
+    arrivals, and draws them again on load: later steps equal the original's, bit for bit."""
+    import pickle
+
+    venv = DispatchVectorEnv(num_envs=6, n_arrivals=2_000)
+    venv.reset(seed=11)
+    rng = np.random.default_rng(0)
+    for _ in range(5_000):  # copies end episodes and draw new ones (from generators already advanced)
+        venv.step(rng.integers(venv.n_actions, size=6))
+    blob = pickle.dumps(venv)
+    whole = len(pickle.dumps(venv.__dict__))  # everything, the arrivals included
+    assert whole - len(blob) >= 0.99 * (venv._arrival_times.nbytes + venv._sizes.nbytes)
+    clone = pickle.loads(blob)
+    np.testing.assert_array_equal(clone._arrival_times, venv._arrival_times)
+    np.testing.assert_array_equal(clone._sizes, venv._sizes)
+    for _ in range(3_000):
+        actions = rng.integers(venv.n_actions, size=6)
+        mine, theirs = venv.step(actions), clone.step(actions)
+        for a, b in zip(mine[:4], theirs[:4], strict=True):
+            np.testing.assert_array_equal(a, b)
