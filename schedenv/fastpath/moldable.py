@@ -39,6 +39,7 @@ from schedenv.moldable.kernel import (
     OK,
     WORK_ROWS,
     is_done,
+    live_queue,
     step,
 )
 from schedenv.moldable.metrics import episode_metrics
@@ -64,7 +65,7 @@ def _episode(
             threshold,
             ints,
             floats,
-            queue,
+            live_queue(ints, queue),
             running,
             tables,
             policy,

@@ -33,6 +33,7 @@ from schedenv.moldable.kernel import (
     Q_REQUESTED,
     Q_SIZE,
     Q_SUBMIT,
+    QUEUE_START,
     R_COLUMNS,
     R_END,
     R_JOB,
@@ -141,8 +142,13 @@ class FastCore:
     def factored_mask(self) -> np.ndarray:
         """The factored action space's mask (``kernel.write_factored_mask``; a fresh int8 array)."""
         mask = np.empty(self.max_jobs + 1 + self.n_procs, dtype=np.int8)
-        write_factored_mask(self._ints, self._queue, self._tables, mask)
+        write_factored_mask(self._ints, self.queued_rows(), self._tables, mask)
         return mask
+
+    def queued_rows(self) -> np.ndarray:
+        """The kernel's queue array from the first queued job's row: the queued jobs in FCFS order, then
+        free rows (a view; ``kernel.live_queue``)."""
+        return self._queue[int(self._ints[QUEUE_START]) :]
 
     def observation(self) -> np.ndarray:
         """The flat observation of the env's Observation Space table (a fresh array)."""
@@ -152,7 +158,7 @@ class FastCore:
     def state(self) -> MoldableView:
         """A read-only snapshot of the state for baselines (the layout of ``sim.view_of``)."""
         c = self._counters
-        queue, running = self._queue[: c[N_QUEUED]], self._running[: c[N_RUNNING]]
+        queue, running = self.queued_rows()[: c[N_QUEUED]], self._running[: c[N_RUNNING]]
 
         def frozen(array: np.ndarray, dtype: type = np.float64) -> np.ndarray:
             copy: np.ndarray = np.array(array, dtype=dtype)
@@ -203,7 +209,7 @@ class RankedCore(FastCore):
             if self._work.shape[1] < self._queue.shape[0]:  # the turn's scratch, as long as the queue
                 self._work = np.zeros((WORK_ROWS, self._queue.shape[0]))
             rank(
-                self._ints, self._floats, self._queue, self._running, self._tables, self._obs, self._policy,
+                self._ints, self._floats, self.queued_rows(), self._running, self._tables, self._obs, self._policy,
                 self._turn_of, self._count_of, self._work, self._counts, self.candidates, self.candidate_mask,
                 self._robs,
             )  # fmt: skip

@@ -8,8 +8,9 @@ One call of ``step`` applies the decision (start a window slot on some count, or
 through arrivals and completions to the next decision epoch exactly as ``MoldableSim`` does (the
 family's one ``transition``), then writes the observation and the action mask. Jobs live in
 preallocated arrays: the queue as rows ``[job, submit, size, fastest, fastest count, n_min,
-requested, all counts allowed, log1p(size / scale), log1p(fastest / scale), L, A, sigma, table]`` in
-FCFS order (the ``Q_*`` columns), the running jobs as rows ``[job, start, end, procs, submit, size]``
+requested, all counts allowed, log1p(size / scale), log1p(fastest / scale), L, A, sigma, table, count,
+log1p(T(count) / scale)]`` in FCFS order (the ``Q_*`` columns; the last two a cache of the observation's
+runtime-at-count feature, which ``_observe`` fills), the running jobs as rows ``[job, start, end, procs, submit, size]``
 in start order, with a last column ``R_BY_END`` that lists their rows by end time (kept in order as
 jobs start and end, so the next completion and the release profile are read off it, not sorted at
 every step). A runtime T(n) is not stored: ``runtime`` gives it from the job's table or Downey's
@@ -61,7 +62,9 @@ from schedenv.moldable.workload import MoldableJobSet
 MAX_JOBS, N_PROCS, N_JOBS, N_QUEUED, N_RUNNING, FREE, NEXT_ARRIVAL, N_COMPLETED, N_DONE, MAX_RUNNING = range(10)
 MASK_SET = 10
 """ints[MASK_SET]: the mask entries from 0 that the last observation may have set (the next one clears only those)."""
-N_INTS = 11
+QUEUE_START = 11
+"""ints[QUEUE_START]: the queue array's row of the first queued job (``live_queue``)."""
+N_INTS = 12
 """Length of ``ints``."""
 # floats[]: configuration, then the state and the outcome accumulated since the last decision
 SCALE, TIME, TOTAL_OBJECTIVE, ELAPSED, ACCRUED = range(5)
@@ -70,7 +73,10 @@ SCALE, TIME, TOTAL_OBJECTIVE, ELAPSED, ACCRUED = range(5)
 # ``runtime`` gives them from the job's Downey parameters (Q_L, Q_A, Q_SIGMA) or its table (Q_TABLE >= 0)
 Q_JOB, Q_SUBMIT, Q_SIZE, Q_FASTEST, Q_FASTEST_COUNT, Q_N_MIN, Q_REQUESTED, Q_ALL_COUNTS = range(8)
 Q_LOG_SIZE, Q_LOG_FASTEST, Q_L, Q_A, Q_SIGMA, Q_TABLE = range(8, 14)
-Q_COLUMNS = 14
+# the observation's runtime-at-count feature of the row, kept for the count it was worked out for (0: none
+# yet): it changes only with that count, min(fastest count, free processors), not at every step
+Q_AT_COUNT, Q_LOG_AT_COUNT = 14, 15
+Q_COLUMNS = 16
 """Length of a queue row."""
 # running row layout; column R_BY_END is not the row's own: running[j, R_BY_END] is the row of the j-th
 # running job by end time, ties by row (numpy's stable argsort), kept in order as jobs start and end
@@ -136,14 +142,18 @@ def runtime_rows(queue, tables, m):
 
 @numba.njit(cache=True, error_model="numpy", inline="always")
 def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
-    """Queue the jobs that have arrived by now (``MoldableSim._arrive_due``); False when the queue is full."""
+    """Queue the jobs that have arrived by now (``MoldableSim._arrive_due``) after the last queued row of
+    ``queue`` (the whole array, see ``live_queue``); False when it is full."""
     m, n_jobs, now = ints[N_PROCS], ints[N_JOBS], floats[TIME]
     while ints[NEXT_ARRIVAL] < n_jobs and arrivals_f[ints[NEXT_ARRIVAL], A_TIME] <= now:
-        q = ints[N_QUEUED]
-        if q == queue.shape[0]:
-            return False
+        q, first = ints[N_QUEUED], ints[QUEUE_START]
+        if first + q == queue.shape[0]:  # no row after the last job: move the jobs to the top, or grow
+            if first == 0:
+                return False
+            move_entries(queue.reshape(queue.size), 0, first * Q_COLUMNS, q * Q_COLUMNS)
+            first = ints[QUEUE_START] = 0
         p = ints[NEXT_ARRIVAL]
-        row = queue[q]
+        row = queue[first + q]
         table = arrivals_i[p, A_TABLE]
         row[Q_TABLE], row[Q_L], row[Q_A], row[Q_SIGMA] = (
             table,
@@ -171,9 +181,22 @@ def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
         row[Q_REQUESTED] = arrivals_i[p, A_REQUESTED]
         row[Q_LOG_SIZE] = math.log1p(row[Q_SIZE] / floats[SCALE])
         row[Q_LOG_FASTEST] = math.log1p(fastest / floats[SCALE])
+        row[Q_AT_COUNT] = 0.0
         ints[N_QUEUED] = q + 1
         ints[NEXT_ARRIVAL] = p + 1
     return True
+
+
+@numba.njit(cache=True, inline="always")
+def live_queue(ints, queue):
+    """The queued jobs' rows of the queue array ``queue``, in FCFS order from row 0 (and rows after them).
+
+    The queued jobs occupy rows ``ints[QUEUE_START]`` to ``ints[QUEUE_START] + ints[N_QUEUED] - 1``: a job
+    that starts from window slot s moves only the s rows before it, one row down, and the first row
+    moves with them (``transition``), so a start costs at most the window, never the jobs outside it;
+    an arrival that finds no row after the last job moves the jobs back to row 0 (``_arrive_due``).
+    Every kernel but ``transition`` and ``_arrive_due`` reads the queue through this view."""
+    return queue[ints[QUEUE_START] :]
 
 
 @numba.njit(cache=True, inline="always")
@@ -275,8 +298,13 @@ def log1p_float32(x):
 
 
 @numba.njit(cache=True)
-def _observe(ints, floats, queue, running, tables, obs):
-    """The env's observation (Observation Space table)."""
+def _observe(ints, floats, queue, running, arrivals_f, tables, obs):
+    """The env's observation (Observation Space table) of the queued rows ``queue`` (``live_queue``).
+
+    A window job's runtime-at-count feature is worked out only when its count differs from the one its
+    row keeps (``Q_AT_COUNT``), and kept there. The jobs outside the window are the last arrivals (a job
+    behind the window has been behind it since it arrived, and so has every later one): their sizes are
+    summed, in the same FCFS order, from the arrival rows, which lie together, not from their queue rows."""
     m, max_jobs, q, n_run, free = ints[N_PROCS], ints[MAX_JOBS], ints[N_QUEUED], ints[N_RUNNING], ints[FREE]
     now, scale = floats[TIME], floats[SCALE]
     w = min(q, max_jobs)
@@ -292,8 +320,11 @@ def _observe(ints, floats, queue, running, tables, obs):
         if count == queue[i, Q_FASTEST_COUNT]:  # T(count) is the fastest runtime
             obs[base + 4] = queue[i, Q_LOG_FASTEST]
         else:
-            at_count = runtime(queue[i], count, tables)
-            obs[base + 4] = log1p_float32((0.0 if np.isinf(at_count) else at_count) / scale)
+            if queue[i, Q_AT_COUNT] != count:  # worked out once per count (the free processors change it)
+                at_count = runtime(queue[i], count, tables)
+                queue[i, Q_AT_COUNT] = count
+                queue[i, Q_LOG_AT_COUNT] = log1p_float32((0.0 if np.isinf(at_count) else at_count) / scale)
+            obs[base + 4] = queue[i, Q_LOG_AT_COUNT]
         obs[base + 5] = queue[i, Q_FASTEST_COUNT] / m
         obs[base + 6] = queue[i, Q_N_MIN] / m
         obs[base + 7] = queue[i, Q_REQUESTED] / m
@@ -303,9 +334,9 @@ def _observe(ints, floats, queue, running, tables, obs):
     obs[tail + 2] = log1p_float32(q)
     obs[tail + 3] = log1p_float32(q - w)
     if q > w:
-        outside = 0.0
-        for i in range(w, q):
-            outside += queue[i, Q_SIZE]
+        outside, arrived = 0.0, ints[NEXT_ARRIVAL]
+        for p in range(arrived - (q - w), arrived):  # queue[w:q, Q_SIZE]
+            outside += arrivals_f[p, A_SIZE]
         obs[tail + 4] = log1p_float32(outside / (m * scale))
     if n_run:
         busy = 0.0
@@ -319,8 +350,9 @@ def _observe(ints, floats, queue, running, tables, obs):
 
 @numba.njit(cache=True)
 def write_mask(ints, queue, tables, mask, dirty):
-    """Write the env's flat action mask of the state (all ones once done) into ``mask``, whose entries
-    from ``dirty`` on (the last one, wait, aside) are known to be 0; returns the new such bound.
+    """Write the env's flat action mask of the state (all ones once done; ``queue``: the queued rows,
+    ``live_queue``) into ``mask``, whose entries from ``dirty`` on (the last one, wait, aside) are known
+    to be 0; returns the new such bound.
 
     The mask is a function of the state (window, free processors, runtimes), so it is written where it
     is needed: the single env's ``mask`` after every step (``dirty`` its previous bound, so only what
@@ -352,7 +384,8 @@ def write_mask(ints, queue, tables, mask, dirty):
 
 @numba.njit(cache=True)
 def write_factored_mask(ints, queue, tables, mask):
-    """Write the factored action space's mask of the state into ``mask`` (``max_jobs`` slots, wait, then
+    """Write the factored action space's mask of the state (``queue``: the queued rows, ``live_queue``)
+    into ``mask`` (``max_jobs`` slots, wait, then
     the counts 1 .. m; all ones once done): ``core.factored_mask`` of ``write_mask``'s flat mask, read off
     the state. A window slot is allowed when some count up to the free processors is allowed for its
     job, a count when some window slot allows it, wait as in the flat mask."""
@@ -472,8 +505,9 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
     """
     status = transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done)
     if status == OK:
-        _observe(ints, floats, queue, running, tables, obs)
-        ints[MASK_SET] = write_mask(ints, queue, tables, mask, ints[MASK_SET])
+        queued = live_queue(ints, queue)
+        _observe(ints, floats, queued, running, arrivals_f, tables, obs)
+        ints[MASK_SET] = write_mask(ints, queued, tables, mask, ints[MASK_SET])
     return status
 
 
@@ -481,6 +515,7 @@ def step(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, d
 def transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done):
     """Apply ``action`` (the env's encoding, or ``ADVANCE``) and advance to the next decision epoch: the
     family's one transition (the single env's ``step``, the batched ``step_rows``, the fast path).
+    ``queue`` is the whole queue array (``live_queue``).
 
     Returns a status: ``INVALID`` (nothing changed), ``NEED_QUEUE`` (grow the queue, then call
     again with ``ADVANCE``) or ``OK``.
@@ -495,7 +530,7 @@ def transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tab
             slot, procs = action // m, action % m + 1
             if not (0 <= slot < min(ints[N_QUEUED], max_jobs) and procs <= ints[FREE]):
                 return INVALID
-            at = runtime(queue[slot], procs, tables)
+            at = runtime(live_queue(ints, queue)[slot], procs, tables)
             if not at < np.inf:
                 return INVALID
         ints[N_DONE] = 0
@@ -504,7 +539,8 @@ def transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tab
         if action == max_jobs * m:
             _next_event(ints, floats, running, arrivals_f, done)
         else:
-            r, q, now = ints[N_RUNNING], ints[N_QUEUED], floats[TIME]
+            r, q, now, first = ints[N_RUNNING], ints[N_QUEUED], floats[TIME], ints[QUEUE_START]
+            slot += first  # the row of the started job
             running[r, R_JOB] = queue[slot, Q_JOB]
             running[r, R_START] = now
             running[r, R_END] = now + at
@@ -518,15 +554,16 @@ def transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tab
             running[j, R_BY_END] = r
             ints[N_RUNNING] = r + 1
             ints[FREE] -= procs
-            # the rows after slot move up: one memmove (an element loop did not vectorise, its source and
-            # destination overlapping, and took about 0.7 µs of the batched step with sampled actions)
+            # the window rows before the started one move down a row (``live_queue``): one memmove (an element
+            # loop does not vectorise, its source and destination overlapping)
             entries = queue.reshape(queue.size)
-            move_entries(entries, slot * Q_COLUMNS, (slot + 1) * Q_COLUMNS, (q - 1 - slot) * Q_COLUMNS)
+            move_entries(entries, (first + 1) * Q_COLUMNS, first * Q_COLUMNS, (slot - first) * Q_COLUMNS)
+            ints[QUEUE_START] = first + 1
             ints[N_QUEUED] = q - 1
     while True:
         if not _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
             return NEED_QUEUE
-        if _has_decision(ints, queue) or is_done(ints):
+        if _has_decision(ints, live_queue(ints, queue)) or is_done(ints):
             break
         _next_event(ints, floats, running, arrivals_f, done)
     return OK
@@ -639,34 +676,40 @@ def step_rows(
         copy_ints, copy_floats, copy_queue, copy_running = ints[i], floats[i], queue[i], running[i]
         action = actions[i]
         if action != ADVANCE:
-            action, invalid[i] = checked_action(action, copy_ints, copy_queue, tables)
+            action, invalid[i] = checked_action(action, copy_ints, live_queue(copy_ints, copy_queue), tables)
         status[i] = transition(
             action, copy_ints, copy_floats, copy_queue, copy_running, arrivals_f[i], arrivals_i[i], tables, done[i]
         )
         if status[i] == OK:
-            _observe(copy_ints, copy_floats, copy_queue, copy_running, tables, obs[i, :core_length])
+            _observe(
+                copy_ints, copy_floats, live_queue(copy_ints, copy_queue), copy_running, arrivals_f[i], tables,
+                obs[i, :core_length],
+            )  # fmt: skip
             _finish(i, penalty, ints, floats, done, stats, rewards, invalid)
 
 
 @numba.njit(cache=True, inline="always")
 def _prefetch_copy(i, ints, floats, queue, running, arrivals_f, arrivals_i, obs):
-    """Prefetch what ``step_rows`` reads of copy ``i``: its sums, queued and running rows, observation and
-    next arrival (``ints[i]`` itself was prefetched a copy earlier). At B = 1024 the copies' state
-    outgrows the caches, and the masked-sampling step ran about 0.2 µs per copy faster with these hints
-    (alternating runs); they change no result."""
+    """Prefetch what ``step_rows`` reads of copy ``i``: its sums, window and running rows, observation,
+    the arrival rows of the jobs outside its window (``_observe``) and its next arrival (``ints[i]`` itself
+    was prefetched a copy earlier). At B = 1024 the copies' state outgrows the caches, and the
+    masked-sampling step ran about 0.2 µs per copy faster with these hints (alternating runs); they
+    change no result."""
     prefetch_row(floats, i, 1)
-    _prefetch_rows(i, ints, queue, running, obs)
-    arrival = ints[i, NEXT_ARRIVAL]
+    _prefetch_rows(i, ints, queue, running, obs, min(ints[i, N_QUEUED], ints[i, MAX_JOBS]))
+    arrival, outside = ints[i, NEXT_ARRIVAL], ints[i, N_QUEUED] - ints[i, MAX_JOBS]
+    if outside > 0:
+        prefetch_row(arrivals_f[i], arrival - outside, (outside * arrivals_f.shape[2] * 8 + 63) // 64 + 1)
     if arrival < arrivals_f.shape[1]:
         prefetch_entry(arrivals_f[i], arrival, 0)
         prefetch_entry(arrivals_i[i], arrival, 0)
 
 
 @numba.njit(cache=True, inline="always")
-def _prefetch_rows(i, ints, queue, running, obs):
-    """Prefetch copy ``i``'s queued and running rows (as many as it holds) and its observation row
-    (``step_rows`` through ``_prefetch_copy``, and ``rank_rows``)."""
-    prefetch_row(queue, i, (ints[i, N_QUEUED] * Q_COLUMNS * 8 + 63) // 64 + 1)
+def _prefetch_rows(i, ints, queue, running, obs, queued):
+    """Prefetch copy ``i``'s first ``queued`` queued rows, its running rows (as many as it holds) and its
+    observation row (``step_rows`` through ``_prefetch_copy``: the window; ``rank_rows``: every queued job)."""
+    prefetch_row(queue[i], ints[i, QUEUE_START], (queued * Q_COLUMNS * 8 + 63) // 64 + 1)
     prefetch_row(running, i, (ints[i, N_RUNNING] * R_COLUMNS * 8 + 63) // 64 + 1)
     prefetch_row(obs, i, (obs.strides[0] + 63) // 64)
 
@@ -674,10 +717,10 @@ def _prefetch_rows(i, ints, queue, running, obs):
 @numba.njit(cache=True)
 def mask_rows(ints, queue, tables, masks, dirty):
     """The flat action masks of every copy (``write_mask``) into ``masks`` (one row per copy, entries from
-    ``dirty`` on known to be 0)."""
+    ``dirty`` on known to be 0; ``dirty`` its row length: none known)."""
     ints, queue, tables, masks = borrowed(ints), borrowed(queue), borrowed(tables), borrowed(masks)
     for i in range(masks.shape[0]):
-        write_mask(ints[i], queue[i], tables, masks[i], dirty)
+        write_mask(ints[i], live_queue(ints[i], queue[i]), tables, masks[i], dirty)
 
 
 @numba.njit(cache=True)
@@ -685,7 +728,7 @@ def factored_mask_rows(ints, queue, tables, masks):
     """The factored action masks of every copy (``write_factored_mask``) into ``masks`` (one row per copy)."""
     ints, queue, tables, masks = borrowed(ints), borrowed(queue), borrowed(tables), borrowed(masks)
     for i in range(masks.shape[0]):
-        write_factored_mask(ints[i], queue[i], tables, masks[i])
+        write_factored_mask(ints[i], live_queue(ints[i], queue[i]), tables, masks[i])
 
 
 @numba.njit(cache=True)
@@ -810,7 +853,8 @@ def _spare(ints, running, shadow, need):
 def decide(
     scheme, easy, alpha, threshold, ints, floats, queue, running, tables, policy, turn_of, count_of, work, counts
 ):
-    """The env action of ``baselines.moldable.MoldablePolicy.act`` for the current state (HRF paper §3, §5).
+    """The env action of ``baselines.moldable.MoldablePolicy.act`` for the current state (HRF paper §3, §5;
+    ``queue``: the queued rows, ``live_queue``).
 
     HRF (Algorithm 1 once per allocation turn, over all queued jobs, ``_hrf_turn``; ties to the earlier
     job) or Rigid (requested counts), with FCFS or EASY selection (§3.2; the head's count frozen in its
@@ -905,7 +949,8 @@ def _features(slot, procs, row, ints, floats, tables, reserved, shadow, spare, o
 
 @numba.njit(cache=True)
 def rank(ints, floats, queue, running, tables, obs, policy, turn_of, count_of, work, counts, candidates, cmask, robs):
-    """The ranked action mode's candidates, mask and observation at a decision epoch (``MoldableEnv``).
+    """The ranked action mode's candidates, mask and observation at a decision epoch (``MoldableEnv``;
+    ``queue``: the queued rows, ``live_queue``).
 
     Candidate 0 is HRF-EASY's decision (``decide`` with the paper's alpha and threshold, its state in
     ``policy``: call once per decision epoch, as the baseline decides once per step); candidate
@@ -1017,8 +1062,9 @@ def rank_rows(rows, ints, floats, queue, running, tables, obs, policy, turn_of, 
     for r in range(n_rows):
         i = rows[r]
         if r + 1 < n_rows:
-            _prefetch_rows(rows[r + 1], ints, queue, running, obs)
+            _prefetch_rows(rows[r + 1], ints, queue, running, obs, ints[rows[r + 1], N_QUEUED])
         rank(
-            ints[i], floats[i], queue[i], running[i], tables, obs[i], policy[i], turn_of[i], count_of[i], work,
+            ints[i], floats[i], live_queue(ints[i], queue[i]), running[i], tables, obs[i], policy[i], turn_of[i],
+            count_of[i], work,
             counts[i], candidates[i], cmask[i], robs[i, :ranked_length],
         )  # fmt: skip

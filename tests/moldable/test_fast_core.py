@@ -12,10 +12,15 @@ from schedenv.moldable import MoldableEnv
 from schedenv.moldable.core import ReferenceCore
 from schedenv.moldable.fast import FastCore
 from schedenv.moldable.kernel import (
+    A_JOB,
+    NEXT_ARRIVAL,
+    Q_AT_COUNT,
     Q_FASTEST,
     Q_FASTEST_COUNT,
     Q_JOB,
+    Q_LOG_AT_COUNT,
     Q_N_MIN,
+    QUEUE_START,
     R_BY_END,
     R_END,
     checked_action,
@@ -156,7 +161,7 @@ def test_fastest_count_and_n_min_equal_a_scan_of_every_count() -> None:
     sigma = np.array([0.0, 0.5, 1.0, 1.0, 0.3, 1.0, 0.7, 1.0, 0.2, 1.0, 0.5, 2.0, 1.5, 3.0, 10.0, 1.25])
     jobs = downey_jobs(np.zeros(A.size), np.full(A.size, 1e4), A, sigma, m)
     core = FastCore(jobs, 4, 1.0)
-    queue = core._queue[: core.n_queued]
+    queue = core.queued_rows()[: core.n_queued]
     rows = jobs.runtime_rows(queue[:, Q_JOB].astype(np.int64))
     np.testing.assert_array_equal(queue[:, Q_FASTEST_COUNT], np.argmin(rows, axis=1) + 1)
     np.testing.assert_array_equal(queue[:, Q_FASTEST], rows.min(axis=1))
@@ -196,7 +201,7 @@ def test_checked_action_is_the_mask_and_fallback_of_every_action_in_every_state(
             seen["padding"] += core.window_size < max_jobs
             for action in range(mask.size):
                 expected = (action, False) if mask[action] else (fallback_action(action, mask, core.n_procs), True)
-                assert checked_action(action, core._ints, core._queue, core._tables) == expected, (case, action)
+                assert checked_action(action, core._ints, core.queued_rows(), core._tables) == expected, (case, action)
             if core.done:
                 break
             core.step(choose(mask, rng, 0.3))
@@ -221,3 +226,76 @@ def test_log1p_float32_rounds_as_libms_log1p_on_every_kind_of_value() -> None:
     for special in (np.inf, -0.5):
         assert np.float32(log1p_float32(special)) == np.float32(math.log1p(special))
     assert np.isnan(log1p_float32(np.nan))
+
+
+@pytest.mark.parametrize("slot_kind", ["first", "last", "random"])
+def test_queue_rows_stay_in_the_references_order_as_the_queue_start_moves(
+    slot_kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Jobs started from window slot s move only the s rows before them (``kernel.live_queue``); the queue
+    start moves down, back to row 0 when an arrival finds no row after the last job, and the queue grows
+    when it is full from row 0. After every step the queued jobs are the reference simulator's, in its FCFS
+    order, the jobs outside the window are the latest arrivals (what ``_observe`` sums the sizes of) and
+    the observation and mask are the reference's. Starts from the window's first and last slots (the
+    boundary with the jobs outside it) and random ones; a queue of 16 rows at first."""
+    monkeypatch.setattr("schedenv.moldable.fast.initial_queue_rows", lambda n: 16)  # every case early
+    jobs = CirneWorkload(arrival_interval=40.0).sample(np.random.default_rng(7), 160, 32)
+    fast, reference = FastCore(jobs, 6, 40.0), ReferenceCore(jobs, 6, 40.0)
+    rng = np.random.default_rng(3)
+    order = fast._arrivals_i[:, A_JOB]
+    starts, moved_back, grown, outside = 0, 0, 0, 0
+    previous_start, capacity = 0, fast._queue.shape[0]
+    while not reference.done:
+        mask = reference.mask
+        starting = np.flatnonzero(mask[:-1])
+        if starting.size == 0:
+            action = mask.size - 1
+        else:
+            slots = starting // fast.n_procs
+            slot = {"first": slots.min(), "last": slots.max(), "random": rng.choice(slots)}[slot_kind]
+            action = int(rng.choice(starting[slots == slot]))
+        fast.step(action)
+        reference.step(action)
+        start, q, w = int(fast._ints[QUEUE_START]), fast.n_queued, fast.window_size
+        starts += action != mask.size - 1
+        moved_back += start < previous_start
+        grown += fast._queue.shape[0] > capacity
+        previous_start, capacity = start, fast._queue.shape[0]
+        assert start + q <= fast._queue.shape[0]
+        np.testing.assert_array_equal(fast.state.queue_job, reference.state.queue_job)
+        arrived = int(fast._ints[NEXT_ARRIVAL])
+        np.testing.assert_array_equal(fast.state.queue_job[w:], order[arrived - (q - w) : arrived])
+        outside += q > w
+        np.testing.assert_allclose(fast.observation(), reference.observation(), rtol=1e-6, atol=0)
+        np.testing.assert_array_equal(fast.mask, reference.mask)
+    assert starts == jobs.n_jobs and moved_back >= 2 and grown >= 2 and outside >= 100
+
+
+def test_runtime_at_count_cache_holds_the_feature_of_its_count() -> None:
+    """``_observe`` keeps each window row's runtime-at-count feature for its count (``Q_AT_COUNT``) and
+    works it out again when the free processors change the count: after every step, each kept value is
+    log1p_float32(T(count) / time_scale) of its count (0 for a count the job does not allow), and the
+    observation's feature is the one of the current count. Kept values are reused and recomputed along
+    the episode ("mixed": Downey jobs and runtime tables with gaps)."""
+    _, jobs, max_jobs, scale, max_running = job_sets()[1]
+    fast = FastCore(jobs, max_jobs, scale, max_running)
+    rng = np.random.default_rng(1)
+    reused = stale = 0
+    kept_before: dict[int, float] = {}
+    while not fast.done:
+        fast.step(choose(fast.mask, rng, 0.5))
+        rows, runtimes = fast.queued_rows(), fast.state.queue_runtime
+        obs = fast.observation()
+        for i in range(fast.window_size):
+            count = min(int(rows[i, Q_FASTEST_COUNT]), max(fast.free, 1))
+            kept = int(rows[i, Q_AT_COUNT])
+            if kept:
+                at = runtimes[i, kept - 1]
+                assert rows[i, Q_LOG_AT_COUNT] == log1p_float32((0.0 if np.isinf(at) else at) / scale)
+            if count != rows[i, Q_FASTEST_COUNT]:
+                assert kept == count and obs[8 * i + 4] == np.float32(rows[i, Q_LOG_AT_COUNT])
+                job = int(rows[i, Q_JOB])
+                reused += kept_before.get(job) == count
+            stale += kept != 0 and kept != count
+        kept_before = {int(rows[i, Q_JOB]): int(rows[i, Q_AT_COUNT]) for i in range(fast.window_size)}
+    assert reused >= 50 and stale >= 100

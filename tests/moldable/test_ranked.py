@@ -286,7 +286,7 @@ def turn_states(kwargs: dict[str, Any], seed: int) -> list[tuple[np.ndarray, np.
         core = inner._require_core()
         ints, policy = core._ints.copy(), core._policy.copy()
         q = int(ints[kernel.N_QUEUED])
-        queue = core._queue[:q].copy()
+        queue = core.queued_rows()[:q].copy()
         current = policy[kernel.P_TURN_TIME] == inner.state.time and policy[kernel.P_TURN_JOBS] == q
         counts = core._count_of[queue[:, kernel.Q_JOB].astype(np.int64)].copy()
         states.append((ints, queue, counts, np.array([current, int(policy[kernel.P_TURN])])))
@@ -388,7 +388,7 @@ def test_a_revenue_that_falls_to_a_tie_yields_to_the_earlier_job() -> None:
     env = MoldableEnv(jobs=jobs, n_procs=4, max_jobs=2, action_mode="ranked")
     env.reset(seed=0)
     core = env._require_core()
-    queue, tables = core._queue[:2].copy(), kernel.arrival_arrays(env.job_set)[2]
+    queue, tables = core.queued_rows()[:2].copy(), kernel.arrival_arrays(env.job_set)[2]
     runtimes = kernel.runtime_rows(queue, tables, 4)
     assert hrf_allocation(runtimes, queue[:, kernel.Q_N_MIN], 4, 1.0, 0.9).tolist() == [2, 2]
     turn_of, count_of = np.full(2, -1, dtype=np.int64), np.zeros(2, dtype=np.int64)
