@@ -28,8 +28,9 @@ def test_entries_translate_the_default_configs_field_by_field() -> None:
         256,
         16,
         1024,
-        5,
+        1,
     )
+    assert malleable["learning_rate"] == 0.001 and malleable["n_timesteps"] == 9_000_000
     assert malleable["gamma"] == malleable["gae_lambda"] == 1.0 and malleable["policy"] == "MlpPolicy"
     assert malleable["env_kwargs"] == {"n_jobs": 8, "max_jobs": 8, "speedup": 0.5, "objective": "slowdown"}
     # the strings the Zoo evaluates (rl_zoo3.exp_manager has nn and importlib in scope)
