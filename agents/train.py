@@ -292,11 +292,12 @@ def env_kwargs_objects(config: TrainConfig, validation: bool = False) -> dict[st
     return {key: from_spec(value) for key, value in merged.items()}
 
 
-def _check_eval_env(config: TrainConfig, probe: gym.Env) -> None:
-    """Refuse ``eval_env_kwargs`` under which the validation env's spaces differ from the training env's."""
+def _check_eval_env(config: TrainConfig, eval_kwargs: dict[str, Any], probe: gym.Env) -> None:
+    """Refuse ``eval_env_kwargs`` under which the validation env (``eval_kwargs``, as objects) has other spaces
+    than the training env ``probe``."""
     if not config.eval_env_kwargs:
         return
-    validation = gym.make(config.env_id, **env_kwargs_objects(config, validation=True))
+    validation = gym.make(config.env_id, **eval_kwargs)
     try:
         for name in ("observation_space", "action_space"):
             if getattr(validation, name) != getattr(probe, name):
@@ -362,12 +363,12 @@ def train(
     check_device(config.device)
     torch.set_num_threads(1)
     set_random_seed(config.seed)
-    env_kwargs = env_kwargs_objects(config)
+    env_kwargs, eval_kwargs = env_kwargs_objects(config), env_kwargs_objects(config, validation=True)
     probe = gym.make(config.env_id, **env_kwargs)
     try:
         algo = check_compatible(config.algo, probe, config.env_id)
         policy_kwargs = build_policy_kwargs(config, probe)
-        _check_eval_env(config, probe)
+        _check_eval_env(config, eval_kwargs, probe)
     finally:
         probe.close()
 
@@ -403,7 +404,6 @@ def train(
     _print_table(config, run_dir, start)
 
     checkpointer = AtomicCheckpointCallback(run_dir, config.checkpoint_every, algo.off_policy)
-    eval_kwargs = env_kwargs_objects(config, validation=True)
     evaluation = ReferenceEvalCallback(
         config.env_id,
         eval_kwargs,
