@@ -102,6 +102,10 @@ class FusedMaskedDistribution(MaskableDistribution):
         actions = self.actions_from_params(action_logits)
         return actions, self.log_prob(actions)
 
+    def log_probs(self) -> list[th.Tensor]:
+        """Each component's log-probabilities of all its choices, (batch, n_i); masked ones at about -1e8."""
+        return self._components()
+
     def _require_logits(self) -> th.Tensor:
         if self._logits is None:
             raise RuntimeError("proba_distribution() must be called before using the distribution")

@@ -51,7 +51,14 @@ from agents.runs import (
     write_config,
 )
 from agents.venv import VEC_ENVS, make_training_env
-from agents.warmstart import check_warm_start, clone, demonstrate, demonstration_seeds
+from agents.warmstart import (
+    check_smoothing,
+    check_smoothing_space,
+    check_warm_start,
+    clone,
+    demonstrate,
+    demonstration_seeds,
+)
 from schedenv import family
 from schedenv.comparison import objective_metric
 from schedenv.validation import suggest
@@ -117,6 +124,10 @@ class TrainConfig:
     """Decisions of the baseline to clone (whole episodes on training-range seeds, at least this many)."""
     warm_start_epochs: int = 20
     """Passes of behaviour cloning over the demonstrations."""
+    warm_start_smoothing: float = 0.0
+    """Label smoothing ε of the cloning (discrete actions): ε of the target spread over the valid actions."""
+    warm_start_explore: list[str] = field(default_factory=list)
+    """Baselines whose actions share the smoothing ε instead of all valid actions (``Discrete`` spaces)."""
 
     def __post_init__(self) -> None:
         if self.env_id not in gym.registry:
@@ -150,6 +161,13 @@ class TrainConfig:
         validation_seeds(self.eval_seed, self.eval_episodes)
         if self.warm_start is not None:
             check_warm_start(self.warm_start, self.env_id, self.algo)
+        elif self.warm_start_smoothing or self.warm_start_explore:
+            raise ValueError(
+                f"warm_start_smoothing={self.warm_start_smoothing!r} and "
+                f"warm_start_explore={self.warm_start_explore!r} shape the warm start's cloning: set warm_start too, "
+                "or leave them at 0 and []"
+            )
+        check_smoothing(self.warm_start_smoothing, self.warm_start_explore, self.env_id)
 
     def gamma(self) -> float:
         """The discount factor of the algorithm (also the one VecNormalize scales rewards with)."""
@@ -369,6 +387,7 @@ def train(
         algo = check_compatible(config.algo, probe, config.env_id)
         policy_kwargs = build_policy_kwargs(config, probe)
         _check_eval_env(config, eval_kwargs, probe)
+        check_smoothing_space(config.warm_start_smoothing, config.warm_start_explore, probe.action_space)
     finally:
         probe.close()
 
@@ -475,14 +494,23 @@ def _warm_start(
     assert config.warm_start is not None
     started = time.process_time()
     demos = demonstrate(
-        config.env_id, env_kwargs, config.warm_start, demonstration_seeds(config.seed), config.warm_start_steps
+        config.env_id,
+        env_kwargs,
+        config.warm_start,
+        demonstration_seeds(config.seed),
+        config.warm_start_steps,
+        config.warm_start_explore,
     )
-    losses = clone(model, demos, gamma=config.gamma(), epochs=config.warm_start_epochs)
+    losses = clone(
+        model, demos, gamma=config.gamma(), epochs=config.warm_start_epochs, smoothing=config.warm_start_smoothing
+    )
     report: dict[str, Any] = {
         "baseline": config.warm_start,
         "decisions": int(demos.rewards.size),
         "episodes": demos.n_episodes,
         "epochs": config.warm_start_epochs,
+        "smoothing": config.warm_start_smoothing,
+        "explore": config.warm_start_explore,
         "losses": losses,
         "validation": evaluation.measure(model),
         "cpu_seconds": time.process_time() - started,

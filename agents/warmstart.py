@@ -14,7 +14,7 @@ so the cloning is this plain supervised loop on the SB3 policy (no DAgger).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import VecNormalize
 
 import baselines
+from agents.masking import FusedMaskedDistribution
 from agents.protocol import MAX_ENV_COPIES, train_seed
 from schedenv.validation import suggest
 
@@ -46,6 +47,8 @@ class Demonstrations:
     """(n,) the env's rewards."""
     episode_starts: np.ndarray
     """(n,) True at the first decision of each episode."""
+    alternatives: np.ndarray | None = None
+    """(n, m, ...) the actions m other baselines (``explore``) would take at each decision, else None."""
 
     @property
     def n_episodes(self) -> int:
@@ -72,28 +75,42 @@ def demonstration_seeds(run_seed: int) -> Iterator[int]:
 
 
 def demonstrate(
-    env_id: str, env_kwargs: dict[str, Any], baseline: str, seeds: Iterator[int], min_steps: int
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    baseline: str,
+    seeds: Iterator[int],
+    min_steps: int,
+    explore: Sequence[str] = (),
 ) -> Demonstrations:
-    """Whole episodes of ``baseline`` on ``env_id`` until at least ``min_steps`` decisions are recorded."""
+    """Whole episodes of ``baseline`` on ``env_id`` until at least ``min_steps`` decisions are recorded.
+
+    Each baseline named in ``explore`` is asked, at every decision of ``baseline``'s episodes, which
+    action it would take there (``Demonstrations.alternatives``); it never acts.
+    """
     env = gym.make(env_id, disable_env_checker=True, **env_kwargs)
     policy = baselines.make(baseline)
+    others = [baselines.make(name) for name in explore]
     action_masks = getattr(env.unwrapped, "action_masks", None)
     masked = callable(action_masks) and isinstance(env.action_space, gym.spaces.Discrete | gym.spaces.MultiDiscrete)
     observations: list[np.ndarray] = []
     actions: list[np.ndarray] = []
+    alternatives: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     rewards: list[float] = []
     starts: list[bool] = []
     try:
         while len(rewards) < min_steps:
             observation, _ = env.reset(seed=next(seeds))
-            policy.reset(env)
+            for agent in (policy, *others):
+                agent.reset(env)
             terminated = truncated = False
             starts.append(True)
             while not (terminated or truncated):
                 action = policy.act(observation, env)
                 observations.append(np.asarray(observation, dtype=np.float32))
                 actions.append(np.asarray(action))
+                if others:
+                    alternatives.append(np.stack([np.asarray(other.act(observation, env)) for other in others]))
                 if masked:
                     assert callable(action_masks)
                     masks.append(np.asarray(action_masks(), dtype=np.bool_))
@@ -109,6 +126,7 @@ def demonstrate(
         np.stack(masks) if masked else None,
         np.asarray(rewards),
         np.asarray(starts, dtype=np.bool_),
+        np.stack(alternatives) if others else None,
     )
 
 
@@ -136,17 +154,78 @@ def value_targets(demos: Demonstrations, gamma: float, normalizer: VecNormalize 
     return targets
 
 
+def check_smoothing(smoothing: float, explore: Sequence[str], env_id: str) -> float:
+    """``smoothing`` if it is in [0, 1) and ``explore`` names baselines of ``env_id`` (only with smoothing > 0)."""
+    if not isinstance(smoothing, int | float) or isinstance(smoothing, bool) or not 0.0 <= smoothing < 1.0:
+        raise ValueError(f"warm_start_smoothing={smoothing!r} is not allowed; it must be a number in [0, 1)")
+    if explore and smoothing == 0.0:
+        raise ValueError(
+            f"warm_start_explore={list(explore)!r} needs warm_start_smoothing > 0 (the share of the target it spreads)"
+        )
+    names = baselines.available(env_id)
+    for name in explore:
+        if name not in names:
+            raise ValueError(
+                f"warm_start_explore names {name!r}, not a baseline of {env_id}{suggest(name, names)}; "
+                f"choose from {names}"
+            )
+    return float(smoothing)
+
+
+def check_smoothing_space(smoothing: float, explore: Sequence[str], action_space: gym.Space) -> None:
+    """``ValueError`` unless smoothing applies to ``action_space``: discrete, and ``Discrete`` with ``explore``."""
+    allowed = gym.spaces.Discrete if explore else gym.spaces.Discrete | gym.spaces.MultiDiscrete
+    if smoothing > 0.0 and not isinstance(action_space, allowed):
+        kinds = "a Discrete" if explore else "a Discrete or MultiDiscrete"
+        raise ValueError(
+            f"warm_start_smoothing={smoothing!r} with warm_start_explore={list(explore)!r} needs {kinds} action "
+            f"space, not {action_space}; use warm_start_smoothing=0 for this env"
+        )
+
+
+def smoothing_loss(distribution: Any, masks: np.ndarray | None) -> torch.Tensor:
+    """Mean over the batch of -mean log-probability of the valid actions (label smoothing's uniform target).
+
+    ``distribution`` is the fused masked head (``agents.masking``) or an SB3 (masked) categorical or
+    multi-categorical distribution; ``masks`` the rows' action masks (components concatenated, as
+    MaskablePPO takes them), None when all are valid.
+    """
+    if isinstance(distribution, FusedMaskedDistribution):
+        log_probs = distribution.log_probs()
+    else:
+        components = distribution.distribution
+        log_probs = [part.logits for part in (components if isinstance(components, list) else [components])]
+    if masks is None:
+        valid = [torch.ones_like(part) for part in log_probs]
+    else:
+        mask_t = torch.as_tensor(masks, dtype=torch.float32, device=log_probs[0].device)
+        valid = list(torch.split(mask_t, [part.shape[-1] for part in log_probs], dim=-1))
+    loss = torch.zeros((), device=log_probs[0].device)
+    for part, allowed in zip(log_probs, valid, strict=True):
+        loss = loss - ((part * allowed).sum(-1) / allowed.sum(-1)).mean()
+    return loss
+
+
 def clone(
     model: BaseAlgorithm,
     demos: Demonstrations,
     *,
     gamma: float,
     epochs: int,
+    smoothing: float = 0.0,
     batch_size: int = 256,
     learning_rate: float = 1e-3,
     value_coef: float = 0.5,
 ) -> dict[str, float]:
-    """Behaviour cloning of ``demos`` into ``model``'s policy (and its value head); returns the last epoch's losses."""
+    """Behaviour cloning of ``demos`` into ``model``'s policy (and its value head); returns the last epoch's losses.
+
+    With ``smoothing`` ε > 0 (discrete actions) the target puts 1 - ε on the baseline's action and ε
+    spread evenly over the valid actions (label smoothing), or, when ``demos`` holds other baselines'
+    actions (``demonstrate(explore=...)``), ε/m on each of the m others' choices. The clone's most
+    likely action stays the baseline's, so it acts as the baseline when deterministic, while the
+    fine-tuning samples the other actions about ε of the time instead of never (docs/rl/index.md,
+    "Warm start").
+    """
     normalizer = model.get_vec_normalize_env()
     observations = demos.observations
     if normalizer is not None and normalizer.norm_obs:
@@ -157,6 +236,7 @@ def clone(
     device = policy.device
     obs_t = torch.as_tensor(observations, device=device)
     actions_t = torch.as_tensor(demos.actions, device=device)
+    alternatives_t = None if demos.alternatives is None else torch.as_tensor(demos.alternatives, device=device)
     targets_t = torch.as_tensor(targets, dtype=torch.float32, device=device)
     frozen = getattr(policy, "log_std", None)
     parameters = [p for p in policy.parameters() if p is not frozen]
@@ -169,15 +249,24 @@ def clone(
         totals, count = np.zeros(2), 0
         for start in range(0, order.size, batch_size):
             rows = torch.as_tensor(order[start : start + batch_size], device=device)
-            if demos.masks is not None:
-                masks = demos.masks[order[start : start + batch_size]]
-                values, log_prob, _ = policy.evaluate_actions(obs_t[rows], actions_t[rows], action_masks=masks)  # type: ignore[operator]
+            masks = None if demos.masks is None else demos.masks[order[start : start + batch_size]]
+            mask_kwargs = {} if masks is None else {"action_masks": masks}
+            if smoothing > 0.0:
+                distribution = policy.get_distribution(obs_t[rows], **mask_kwargs)  # type: ignore[operator]
+                log_prob = distribution.log_prob(actions_t[rows])
+                values = policy.predict_values(obs_t[rows])  # type: ignore[operator]
+                if alternatives_t is None:
+                    spread = smoothing_loss(distribution, masks)
+                else:  # the others' actions, each weighted 1/m
+                    spread = -torch.stack([distribution.log_prob(column) for column in alternatives_t[rows].T]).mean()
+                policy_loss = (1.0 - smoothing) * -log_prob.mean() + smoothing * spread
             else:
-                values, log_prob, _ = policy.evaluate_actions(obs_t[rows], actions_t[rows])  # type: ignore[operator]
+                values, log_prob, _ = policy.evaluate_actions(obs_t[rows], actions_t[rows], **mask_kwargs)  # type: ignore[operator]
+                policy_loss = -log_prob.mean()
             nll = -log_prob.mean()
             value_mse = torch.nn.functional.mse_loss(values.flatten(), targets_t[rows])
             optimizer.zero_grad()
-            (nll + value_coef * value_mse).backward()
+            (policy_loss + value_coef * value_mse).backward()
             optimizer.step()
             totals += (nll.item(), value_mse.item())
             count += 1

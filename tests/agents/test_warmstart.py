@@ -6,12 +6,29 @@ import json
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import pytest
+import torch
+from gymnasium import spaces
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.distributions import make_masked_proba_distribution
+from stable_baselines3.common.distributions import make_proba_distribution
 
+from agents.masking import FusedMaskablePolicy, fused_distribution
 from agents.runs import WARM_START, read_evaluations
 from agents.train import TrainConfig, train
-from agents.warmstart import Demonstrations, check_warm_start, demonstrate, demonstration_seeds, value_targets
+from agents.warmstart import (
+    Demonstrations,
+    check_smoothing,
+    check_smoothing_space,
+    check_warm_start,
+    clone,
+    demonstrate,
+    demonstration_seeds,
+    smoothing_loss,
+    value_targets,
+)
 
 MALLEABLE = {"n_jobs": 8, "max_jobs": 8}
 
@@ -97,3 +114,120 @@ def test_a_bad_warm_start_is_refused_before_training(baseline: str, algo: str, m
         check_warm_start(baseline, "schedenv/Malleable-v0", algo)
     with pytest.raises(ValueError, match=message):
         TrainConfig(env_kwargs=MALLEABLE, algo=algo, warm_start=baseline)
+
+
+def test_the_smoothing_loss_is_minus_the_mean_log_probability_of_the_valid_actions() -> None:
+    """Hand-worked: uniform logits over 4 choices, 2 valid in row 0 and 4 in row 1: (log 2 + log 4) / 2."""
+    logits = torch.zeros(2, 4)
+    masks = np.array([[True, False, True, False], [True, True, True, True]])
+    expected = (np.log(2.0) + np.log(4.0)) / 2
+    for head in (fused_distribution(spaces.Discrete(4)), make_masked_proba_distribution(spaces.Discrete(4))):
+        head.proba_distribution(logits)
+        head.apply_masking(masks)
+        assert smoothing_loss(head, masks).item() == pytest.approx(expected)
+    plain = make_proba_distribution(spaces.MultiDiscrete([4, 2])).proba_distribution(torch.zeros(2, 6))
+    assert smoothing_loss(plain, None).item() == pytest.approx(np.log(4.0) + np.log(2.0))
+
+
+def test_a_smoothed_clone_keeps_the_baselines_choices_and_leaves_epsilon_to_the_others() -> None:
+    """Ranked mode: the paper policy always picks option 0. With ε = 0.2 the clone still picks it, with
+    probability 1 - ε + ε/k (k valid options) instead of ~1, so fine-tuning samples the others."""
+    kwargs = {"action_mode": "ranked", "n_servers": 8, "load": 0.8, "n_arrivals": 60}
+    demos = demonstrate("schedenv/MultiserverJob-v0", kwargs, "serverfilling-srpt", demonstration_seeds(0), 1000)
+    assert demos.masks is not None
+    valid = demos.masks.sum(axis=1)
+    target = 1.0 - 0.2 + 0.2 / valid
+    observations = torch.as_tensor(demos.observations)
+    for smoothing in (0.0, 0.2):
+        env = gym.make("schedenv/MultiserverJob-v0", **kwargs)
+        model = MaskablePPO(FusedMaskablePolicy, env, seed=0, device="cpu")
+        clone(model, demos, gamma=0.99, epochs=30, smoothing=smoothing)
+        with torch.no_grad():
+            distribution = model.policy.get_distribution(observations, action_masks=demos.masks)
+            chosen = distribution.log_prob(torch.as_tensor(demos.actions)).exp().numpy()
+            mode = distribution.mode().numpy()
+        assert (mode == demos.actions).mean() > 0.99  # deterministic, it acts as the baseline
+        if smoothing == 0.0:
+            assert chosen.mean() > 0.99
+        else:
+            assert np.abs(chosen - target).mean() < 0.03 and chosen.mean() < 0.95
+        env.close()
+
+
+def test_smoothing_is_refused_outside_zero_one_and_for_continuous_actions() -> None:
+    assert check_smoothing(0.1, [], "schedenv/Malleable-v0") == 0.1
+    with pytest.raises(ValueError, match=r"warm_start_smoothing=1\.0 .*\[0, 1\)"):
+        check_smoothing(1.0, [], "schedenv/Malleable-v0")
+    with pytest.raises(ValueError, match=r"warm_start_smoothing=0\.1 .*needs a Discrete or MultiDiscrete"):
+        check_smoothing_space(0.1, [], spaces.Box(0.0, 1.0, (3,)))
+    with pytest.raises(ValueError, match=r"needs a Discrete action space, not MultiDiscrete"):
+        check_smoothing_space(0.1, ["hrf-easy"], spaces.MultiDiscrete([3, 4]))
+    check_smoothing_space(0.0, [], spaces.Box(0.0, 1.0, (3,)))
+
+
+def test_train_refuses_smoothing_for_a_box_action_space_before_writing_anything(
+    tiny: dict[str, Any], tmp_path: Path
+) -> None:
+    config = TrainConfig(env_kwargs=MALLEABLE, warm_start="hesrpt", warm_start_smoothing=0.1, **tiny)
+    with pytest.raises(ValueError, match=r"warm_start_smoothing=0\.1 .*needs a Discrete"):
+        train(config, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+DISPATCH = {"n_hosts": 2, "load": 0.5, "n_arrivals": 300}
+
+
+def test_explore_baselines_only_say_what_they_would_do_at_the_teachers_decisions() -> None:
+    """The teacher's episodes are unchanged; asking TAGS-slowdown itself repeats its actions, asking
+    Central-Queue always gives its one destination (the central queue, index h, no time limit)."""
+    seeds = list(range(2**31, 2**31 + 5))
+    plain = demonstrate("schedenv/Dispatch-v0", DISPATCH, "tags-slowdown", iter(seeds), 500)
+    asked = demonstrate(
+        "schedenv/Dispatch-v0", DISPATCH, "tags-slowdown", iter(seeds), 500, explore=["tags-slowdown", "central-queue"]
+    )
+    assert plain.alternatives is None and asked.alternatives is not None
+    np.testing.assert_array_equal(asked.actions, plain.actions)
+    np.testing.assert_array_equal(asked.rewards, plain.rewards)
+    assert asked.alternatives.shape == (asked.actions.size, 2)
+    np.testing.assert_array_equal(asked.alternatives[:, 0], asked.actions)
+    env = gym.make("schedenv/Dispatch-v0", **DISPATCH)
+    n_limits = env.unwrapped.n_limits
+    assert (asked.alternatives[:, 1] == 2 * n_limits + n_limits - 1).all()
+    assert asked.masks is not None and asked.masks[np.arange(asked.actions.size), asked.alternatives[:, 1]].all()
+    env.close()
+
+
+def test_a_clone_with_explore_puts_epsilon_on_the_other_baselines_choice() -> None:
+    """ε = 0.2 toward Central-Queue: wherever it differs from TAGS-slowdown, the clone gives TAGS's action
+    ~0.8 and Central-Queue's ~0.2, and nearly nothing to the other valid actions."""
+    demos = demonstrate(
+        "schedenv/Dispatch-v0", DISPATCH, "tags-slowdown", demonstration_seeds(0), 2000, explore=["central-queue"]
+    )
+    assert demos.alternatives is not None
+    env = gym.make("schedenv/Dispatch-v0", **DISPATCH)
+    model = MaskablePPO(FusedMaskablePolicy, env, seed=0, device="cpu")
+    clone(model, demos, gamma=0.99, epochs=30, smoothing=0.2)
+    with torch.no_grad():
+        distribution = model.policy.get_distribution(torch.as_tensor(demos.observations), action_masks=demos.masks)
+        teacher = distribution.log_prob(torch.as_tensor(demos.actions)).exp().numpy()
+        other = distribution.log_prob(torch.as_tensor(demos.alternatives[:, 0])).exp().numpy()
+        mode = distribution.mode().numpy()
+    differ = demos.alternatives[:, 0] != demos.actions
+    assert differ.mean() > 0.5
+    assert (mode == demos.actions).mean() > 0.99
+    assert abs(teacher[differ].mean() - 0.8) < 0.03 and abs(other[differ].mean() - 0.2) < 0.03
+    env.close()
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"warm_start_explore": ["central-queue"]}, r"needs warm_start_smoothing > 0"),
+        ({"warm_start_smoothing": 0.1, "warm_start_explore": ["centrl-queue"]}, r"'centrl-queue', not a baseline"),
+        ({"warm_start": None, "warm_start_smoothing": 0.1}, r"set warm_start too"),
+    ],
+)
+def test_bad_explore_settings_are_refused_by_name(fields: dict[str, Any], message: str) -> None:
+    settings = {"warm_start": "tags-slowdown", "algo": "maskable_ppo"} | fields
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(env_id="schedenv/Dispatch-v0", env_kwargs=DISPATCH, **settings)
