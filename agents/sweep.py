@@ -35,14 +35,39 @@ def run_folder(out: str | Path, config: str | None, seed: int) -> Path:
     return Path(out) / f"{stem}-seed{seed}"
 
 
-def _train_run(run: SweepRun) -> dict[str, Any]:
-    """Train one run (a top-level function, so process pools and Ray can ship it)."""
-    from agents.train import resolve_config, resume_config, train
+RESUMABLE_CHANGES = ("timesteps", "progress_bar")
+"""Config fields a resumed run may change (it takes the new values): a longer budget continues the same run."""
+
+
+def check_resumable(run: SweepRun) -> None:
+    """``ValueError`` if ``run`` would resume a folder whose saved config is not the sweep's config.
+
+    Resuming continues with the saved config; a sweep (or ``benchmarks/rl_versus_paper.py``) over an
+    edited config file would otherwise report old models under the new config.
+    """
+    from agents.train import config_changes, resolve_config, resume_config
 
     folder = Path(run.out)
-    resuming = run.resume and (folder / CONFIG).is_file()
-    config = resume_config(folder, run.overrides) if resuming else resolve_config(run.config, run.overrides)
-    result = train(config, folder, resume=resuming)
+    if not (run.resume and (folder / CONFIG).is_file()):
+        return
+    changes = config_changes(resume_config(folder, run.overrides), resolve_config(run.config, run.overrides))
+    for name in RESUMABLE_CHANGES:
+        changes.pop(name, None)
+    if changes:
+        listed = "; ".join(f"{name}: {saved!r} there, {wanted!r} now" for name, (saved, wanted) in changes.items())
+        raise ValueError(
+            f"{folder} holds a run of another config ({listed}); resuming would continue the old one. "
+            "Use another output folder, or delete that one to train the new config"
+        )
+
+
+def _train_run(run: SweepRun) -> dict[str, Any]:
+    """Train one run (a top-level function, so process pools and Ray can ship it)."""
+    from agents.train import resolve_config, train
+
+    folder = Path(run.out)
+    resuming = run.resume and (folder / CONFIG).is_file()  # its config is this one (``check_resumable``)
+    result = train(resolve_config(run.config, run.overrides), folder, resume=resuming)
     last = result.evaluations[-1] if result.evaluations else {}
     return {
         "out": run.out,
@@ -71,6 +96,8 @@ def sweep(
         for config in configs
         for seed in seeds
     ]
+    for run in runs:
+        check_resumable(run)
     results: list[dict[str, Any]] = [{} for _ in runs]
     for index, summary in run_tasks(_train_run, runs, backend=backend, workers=workers, address=address):
         results[index] = summary

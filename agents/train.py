@@ -537,6 +537,17 @@ def resume_config(out: str | Path, overrides: dict[str, Any]) -> TrainConfig:
     return TrainConfig(**{**saved, **overrides})
 
 
+def config_changes(saved: TrainConfig, wanted: TrainConfig) -> dict[str, tuple[Any, Any]]:
+    """The fields in which ``wanted`` differs from the ``saved`` config of a run: name -> (saved, wanted).
+
+    Both are compared as a run saves them (algorithm defaults resolved), so a config that only omits
+    a default it would get anyway is no change.
+    """
+    before = dataclasses.asdict(dataclasses.replace(saved, algo_kwargs=resolved_algo_kwargs(saved)))
+    after = dataclasses.asdict(dataclasses.replace(wanted, algo_kwargs=resolved_algo_kwargs(wanted)))
+    return {name: (before[name], after[name]) for name in before if before[name] != after[name]}
+
+
 def build_policy_kwargs(config: TrainConfig, env: gym.Env) -> dict[str, Any]:
     """The policy arguments of ``config`` for ``env``: activation names as torch classes, and the "slots"
     extractor with the slot layout of ``env`` (``agents.extractors``)."""

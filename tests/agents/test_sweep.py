@@ -60,3 +60,20 @@ def test_cli_sweep_refuses_seed_and_seeds_together(tmp_path: Path, capsys: pytes
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("schedenv: error: ") and message in err and len(err.splitlines()) == 1
+
+
+def test_resuming_a_folder_of_another_config_is_refused_before_training(tmp_path: Path, tiny: dict[str, Any]) -> None:
+    """An edited config file must not be resumed into the old run (and the old models reported under it)."""
+    first = tmp_path / "a.yaml"
+    first.write_text(yaml.safe_dump({**ENV, **tiny}))
+    sweep([str(first)], [1], {}, tmp_path / "runs", resume=True)
+    folder = run_folder(tmp_path / "runs", str(first), 1)
+    model = (folder / "model.zip").read_bytes()
+    edited = {**ENV, **tiny, "algo_kwargs": {**tiny["algo_kwargs"], "learning_rate": 1e-4}}
+    first.write_text(yaml.safe_dump(edited))
+    with pytest.raises(ValueError, match=r"another config \(algo_kwargs: .*'learning_rate': 0\.0001"):
+        sweep([str(first)], [1], {}, tmp_path / "runs", resume=True)
+    assert (folder / "model.zip").read_bytes() == model
+    first.write_text(yaml.safe_dump({**ENV, **tiny, "timesteps": 256}))  # a longer budget resumes
+    sweep([str(first)], [1], {}, tmp_path / "runs", resume=True)
+    assert yaml.safe_load((folder / "config.yaml").read_text())["timesteps"] == 256
