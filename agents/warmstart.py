@@ -251,19 +251,16 @@ def clone(
             rows = torch.as_tensor(order[start : start + batch_size], device=device)
             masks = None if demos.masks is None else demos.masks[order[start : start + batch_size]]
             mask_kwargs = {} if masks is None else {"action_masks": masks}
+            values, log_prob, _ = policy.evaluate_actions(obs_t[rows], actions_t[rows], **mask_kwargs)  # type: ignore[operator]
+            nll = -log_prob.mean()
+            policy_loss = nll
             if smoothing > 0.0:
-                distribution = policy.get_distribution(obs_t[rows], **mask_kwargs)  # type: ignore[operator]
-                log_prob = distribution.log_prob(actions_t[rows])
-                values = policy.predict_values(obs_t[rows])  # type: ignore[operator]
+                distribution: Any = policy.action_dist  # set (and masked) for these rows by evaluate_actions
                 if alternatives_t is None:
                     spread = smoothing_loss(distribution, masks)
                 else:  # the others' actions, each weighted 1/m
                     spread = -torch.stack([distribution.log_prob(column) for column in alternatives_t[rows].T]).mean()
-                policy_loss = (1.0 - smoothing) * -log_prob.mean() + smoothing * spread
-            else:
-                values, log_prob, _ = policy.evaluate_actions(obs_t[rows], actions_t[rows], **mask_kwargs)  # type: ignore[operator]
-                policy_loss = -log_prob.mean()
-            nll = -log_prob.mean()
+                policy_loss = (1.0 - smoothing) * nll + smoothing * spread
             value_mse = torch.nn.functional.mse_loss(values.flatten(), targets_t[rows])
             optimizer.zero_grad()
             (policy_loss + value_coef * value_mse).backward()
