@@ -148,6 +148,11 @@ class ReferenceEvalCallback(BaseCallback):
     printed as one plain line on stderr. When the ratio is the best so far, the model is saved as
     ``best_model.zip`` (statistics in ``best_vecnormalize.pkl``). ``train`` adds a last evaluation
     of the final model.
+
+    With ``restore_above`` r >= 1, an evaluation whose ratio exceeds r times the best so far puts the best
+    model back (``restore_best``: its policy, its optimizer state and its normalizer statistics) and training
+    goes on from there; the row says ``"restored": true``. A fine-tuning that leaves a warm start for the
+    worse then starts again from the best point instead of wandering (docs/rl/index.md, "Warm start").
     """
 
     def __init__(
@@ -159,6 +164,7 @@ class ReferenceEvalCallback(BaseCallback):
         every: int,
         run_dir: Path,
         uses_masks: bool,
+        restore_above: float = 0.0,
     ) -> None:
         super().__init__()
         self.env_id = env_id
@@ -168,6 +174,7 @@ class ReferenceEvalCallback(BaseCallback):
         self.every = every
         self.run_dir = Path(run_dir)
         self.uses_masks = uses_masks
+        self.restore_above = restore_above
         self.reference = baselines.reference(env_id)
         self._reference_result: EvaluationResult | None = None
         self._last_evaluated = 0
@@ -224,6 +231,17 @@ class ReferenceEvalCallback(BaseCallback):
         self._last_evaluated = self.model.num_timesteps
         return self._record(self.measure(self.model))
 
+    def restore_best(self) -> None:
+        """Load ``best_model.zip`` into the model being trained (policy and optimizer state, SB3's
+        ``set_parameters``) and ``best_vecnormalize.pkl``'s statistics into its normalizer."""
+        started = time.perf_counter()
+        self.model.set_parameters(str(self.run_dir / BEST_MODEL), exact_match=True, device=self.model.device)
+        normalizer = self.model.get_vec_normalize_env()
+        if normalizer is not None:
+            best = pickle.loads((self.run_dir / BEST_VECNORMALIZE).read_bytes())
+            normalizer.obs_rms, normalizer.ret_rms = best.obs_rms, best.ret_rms
+        self.seconds += time.perf_counter() - started
+
     def _record(self, row: dict[str, Any]) -> dict[str, Any]:
         """Keep the current model as ``best_model.zip`` if ``row`` is the best so far; log and append ``row``."""
         if row["ratio"] < self.best_ratio:
@@ -246,6 +264,15 @@ class ReferenceEvalCallback(BaseCallback):
             file=sys.stderr,
             flush=True,
         )
+        if self.restore_above and row["ratio"] > self.best_ratio * self.restore_above:
+            row = {**row, "restored": True}
+            self.restore_best()
+            print(
+                f"ratio {row['ratio']:.4f} > {self.restore_above:g} x best {self.best_ratio:.4f}: "
+                "training goes on from the best model",
+                file=sys.stderr,
+                flush=True,
+            )
         self.history.append(row)
         path = self.run_dir / EVALUATIONS
         previous = path.read_bytes() if path.is_file() else b""

@@ -16,10 +16,14 @@ thousands of samples, that bookkeeping costs about a quarter of a MaskablePPO up
 ``FusedMaskablePolicy`` is ``MaskableActorCriticPolicy`` with this head. Its parameters have the same
 names and shapes, so a model saved by either policy class loads into the other
 (``tests/agents/test_masking.py`` checks that both give the same log-probabilities and entropies).
+With an anchor (``FusedMaskablePolicy.set_anchor``, the ``warm_start_kl`` setting), the entropy it gives
+the algorithm is the relative entropy to the anchor, ``-KL(π ‖ anchor)``: PPO's entropy bonus
+``ent_coef · H(π)`` becomes the penalty ``ent_coef · KL(π ‖ anchor)`` (docs/rl/index.md, "Warm start").
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -83,6 +87,17 @@ class FusedMaskedDistribution(MaskableDistribution):
             total = total - p_log_p.sum(dim=1)
         return total
 
+    def kl_divergence(self, other: FusedMaskedDistribution) -> th.Tensor:
+        """KL(self ‖ other) summed over components, shape (batch,); ``other`` holds the same masks (its masked
+        choices, probability 0 in both, contribute nothing)."""
+        total = th.zeros(self._require_logits().shape[0], device=self._require_logits().device)
+        for lp, other_lp, mask in zip(self._components(), other._components(), self._split_masks(), strict=True):
+            difference = lp - other_lp
+            if mask is not None:
+                difference = difference.masked_fill(~mask, 0.0)
+            total = total + (lp.clamp(min=-87.0).exp() * difference).sum(dim=1)  # the clamp: see entropy
+        return total
+
     def sample(self) -> th.Tensor:
         """One action per row, drawn from the masked probabilities (Gumbel-max: argmax of log p - log E, E ~ Exp(1))."""
         picks = [(lp - th.empty_like(lp).exponential_().log()).argmax(dim=1) for lp in self._components()]
@@ -138,8 +153,36 @@ def fused_distribution(action_space: spaces.Space) -> FusedMaskedDistribution:
 
 
 class FusedMaskablePolicy(MaskableActorCriticPolicy):
-    """``MaskableActorCriticPolicy`` whose action head is ``FusedMaskedDistribution`` (same parameters)."""
+    """``MaskableActorCriticPolicy`` whose action head is ``FusedMaskedDistribution`` (same parameters), with
+    an optional anchor for the relative-entropy term (module doc)."""
+
+    anchor: FusedMaskablePolicy | None = None
+    """A frozen copy of the policy (not a submodule: neither saved with the model nor optimised), or None."""
 
     def _build(self, lr_schedule: Any) -> None:
         self.action_dist = fused_distribution(self.action_space)
         super()._build(lr_schedule)
+
+    def set_anchor(self, state: dict[str, th.Tensor] | None = None) -> None:
+        """Freeze a copy of this policy (with the parameters ``state``, else its own) as the anchor."""
+        object.__setattr__(self, "anchor", None)
+        anchor = copy.deepcopy(self)
+        if state is not None:
+            anchor.load_state_dict(state)
+        anchor.requires_grad_(False)
+        anchor.set_training_mode(False)
+        object.__setattr__(self, "anchor", anchor)  # plain attribute: nn.Module would register it
+
+    def evaluate_actions(
+        self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | None = None
+    ) -> tuple[th.Tensor, th.Tensor, th.Tensor | None]:
+        """Values, log-probabilities and entropies, as MaskablePPO's policy gives them; with an anchor the
+        entropies are ``-KL(π ‖ anchor)`` of each sample (masks applied to both)."""
+        values, log_prob, entropy = super().evaluate_actions(obs, actions, action_masks)
+        if self.anchor is None:
+            return values, log_prob, entropy
+        with th.no_grad():
+            reference = self.anchor.get_distribution(obs)
+            reference.apply_masking(action_masks)
+        assert isinstance(self.action_dist, FusedMaskedDistribution) and isinstance(reference, FusedMaskedDistribution)
+        return values, log_prob, -self.action_dist.kl_divergence(reference)

@@ -43,6 +43,8 @@ BEST_MODEL = "best_model.zip"
 BEST_VECNORMALIZE = "best_vecnormalize.pkl"
 PROVENANCE = "run.json"
 WARM_START = "warm_start.json"
+ANCHOR = "warm_start_policy.pt"
+"""The clone's policy parameters (``torch.save`` of its state dict), kept for ``warm_start_kl`` across a resume."""
 
 _STEP_FILE = re.compile(r"^step_(\d+)\.zip$")
 
@@ -108,6 +110,7 @@ RUN_FILES = (
     EVALUATIONS,
     PROVENANCE,
     WARM_START,
+    ANCHOR,
     CHECKPOINTS,
     TENSORBOARD,
 )

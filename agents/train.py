@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import itertools
 import json
 import pickle
@@ -37,6 +38,7 @@ from agents.contender import load_normalizer
 from agents.extractors import SlotSetExtractor, slot_layout
 from agents.protocol import train_seeds, validation_seeds
 from agents.runs import (
+    ANCHOR,
     MODEL,
     TENSORBOARD,
     VECNORMALIZE,
@@ -114,6 +116,8 @@ class TrainConfig:
     """First validation seed: eval_seed .. eval_seed + eval_episodes - 1 (``agents.protocol.VALIDATION_SEEDS``)."""
     eval_env_kwargs: dict[str, Any] = field(default_factory=dict)
     """Env arguments of the validation episodes only, over ``env_kwargs`` key by key (the RL Zoo's name)."""
+    eval_restore: float = 0.0
+    """Restore the best model (policy, optimizer, statistics) when a validation ratio exceeds the best times this."""
     progress_bar: bool | None = None
     """Show a progress bar (None: only when stderr is a terminal)."""
     tensorboard: bool = True
@@ -128,6 +132,8 @@ class TrainConfig:
     """Label smoothing ε of the cloning (discrete actions): ε of the target spread over the valid actions."""
     warm_start_explore: list[str] = field(default_factory=list)
     """Baselines whose actions share the smoothing ε instead of all valid actions (``Discrete`` spaces)."""
+    warm_start_kl: bool = False
+    """Replace the entropy bonus ent_coef·H(π) by the penalty ent_coef·KL(π ‖ clone) (maskable_ppo; see docs)."""
 
     def __post_init__(self) -> None:
         if self.env_id not in gym.registry:
@@ -153,6 +159,12 @@ class TrainConfig:
                 raise ValueError(f"{name}={value!r} is not allowed; it must be an integer >= 1")
         if not isinstance(self.eval_every, int) or self.eval_every < 0:
             raise ValueError(f"eval_every={self.eval_every!r} is not allowed; it must be an integer >= 0")
+        restore = self.eval_restore
+        if isinstance(restore, bool) or not isinstance(restore, (int, float)) or not (restore == 0 or restore >= 1):
+            raise ValueError(
+                f"eval_restore={restore!r} is not allowed; it must be 0 (never restore) or a factor >= 1 "
+                "(restore the best model when a validation ratio exceeds the best times it)"
+            )
         if self.vec_env not in VEC_ENVS:
             raise ValueError(f"vec_env={self.vec_env!r} is not allowed; choose one of {list(VEC_ENVS)}")
         if self.device not in DEVICES:
@@ -168,6 +180,14 @@ class TrainConfig:
                 "or leave them at 0 and []"
             )
         check_smoothing(self.warm_start_smoothing, self.warm_start_explore, self.env_id)
+        if self.warm_start_kl is not False and (
+            self.warm_start_kl is not True or self.warm_start is None or self.algo != "maskable_ppo"
+        ):
+            raise ValueError(
+                f"warm_start_kl={self.warm_start_kl!r} is not allowed with warm_start={self.warm_start!r} and "
+                f"algo={self.algo!r}; it is true or false, and true needs a warm start and algo maskable_ppo "
+                "(its policy measures KL(π ‖ clone))"
+            )
 
     def gamma(self) -> float:
         """The discount factor of the algorithm (also the one VecNormalize scales rewards with)."""
@@ -431,11 +451,14 @@ def train(
         config.eval_every or sys.maxsize,
         run_dir,
         algo.needs_masks,
+        restore_above=float(config.eval_restore),
     )
     timer = RolloutTimer(lambda: checkpointer.seconds + evaluation.seconds)
     warm_started = time.perf_counter()
     if config.warm_start is not None and resumed is None:
         _warm_start(model, config, env_kwargs, run_dir, evaluation)
+    if config.warm_start_kl:
+        _anchor(model, run_dir, resumed is None)
     warm_validation = evaluation.seconds
     progress = sys.stderr.isatty() if config.progress_bar is None else config.progress_bar
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -477,6 +500,21 @@ def train(
     )
     print(f"time: {', '.join(f'{name} {value:.1f} s' for name, value in phases.items())}", file=sys.stderr)
     return TrainResult(model, run_dir, start, evaluation.history, seconds, phases)
+
+
+def _anchor(model: BaseAlgorithm, run_dir: Path, fresh: bool) -> None:
+    """Anchor ``model``'s policy at the clone (``warm_start_kl``): a fresh run saves the clone's parameters
+    to ``DIR/warm_start_policy.pt``, a resumed one reads them from there."""
+    from agents.masking import FusedMaskablePolicy
+
+    assert isinstance(model.policy, FusedMaskablePolicy)
+    if fresh:
+        buffer = io.BytesIO()
+        torch.save(model.policy.state_dict(), buffer)
+        write_atomic(run_dir / ANCHOR, buffer.getvalue())
+        model.policy.set_anchor()
+    else:
+        model.policy.set_anchor(torch.load(run_dir / ANCHOR, map_location=model.device, weights_only=True))
 
 
 def _warm_start(

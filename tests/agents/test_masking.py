@@ -79,3 +79,72 @@ def test_a_model_of_either_policy_class_loads_into_the_other() -> None:
 def test_other_action_spaces_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match=r"action_space=.*Discrete or MultiDiscrete"):
         fused_distribution(spaces.Box(0.0, 1.0, (2,)))
+
+
+def test_kl_divergence_is_the_hand_worked_sum_over_the_valid_choices() -> None:
+    """Under the mask [1, 1, 0]: p = (2/3, 1/3) from logits log(.5, .25, .25), q = (1/2, 1/2) from zeros."""
+    head, other = fused_distribution(spaces.Discrete(3)), fused_distribution(spaces.Discrete(3))
+    head.proba_distribution(torch.log(torch.tensor([[0.5, 0.25, 0.25]])))
+    other.proba_distribution(torch.zeros(1, 3))
+    mask = torch.tensor([[True, True, False]])
+    head.apply_masking(mask)
+    other.apply_masking(mask)
+    expected = 2 / 3 * np.log(4 / 3) + 1 / 3 * np.log(2 / 3)
+    assert head.kl_divergence(other).item() == pytest.approx(expected, rel=1e-6)
+    assert head.kl_divergence(head).item() == 0.0
+
+
+@pytest.mark.parametrize("space", SPACES, ids=["discrete", "multidiscrete"])
+def test_kl_divergence_sums_the_components_and_vanishes_only_where_the_distributions_agree(space: spaces.Space) -> None:
+    logits, masks = _logits_and_masks(space, 32)
+    head, other = fused_distribution(space), fused_distribution(space)
+    head.proba_distribution(logits)
+    other.proba_distribution(logits + torch.randn(logits.shape, generator=torch.Generator().manual_seed(5)))
+    head.apply_masking(masks)
+    other.apply_masking(masks)
+    dims = [int(space.n)] if isinstance(space, spaces.Discrete) else [int(n) for n in space.nvec]
+    expected = torch.zeros(32)
+    for mine, theirs, mask in zip(
+        torch.split(logits, dims, 1),
+        torch.split(other._require_logits(), dims, 1),
+        torch.split(masks, dims, 1),
+        strict=True,
+    ):
+        p = torch.distributions.Categorical(logits=mine.masked_fill(~mask, -torch.inf))
+        q = torch.distributions.Categorical(logits=theirs.masked_fill(~mask, -torch.inf))
+        expected += (p.probs * (p.logits - q.logits).masked_fill(~mask, 0.0)).sum(dim=1)
+    kl = head.kl_divergence(other)
+    torch.testing.assert_close(kl, expected, rtol=1e-5, atol=1e-6)
+    choices = torch.stack([part.sum(dim=1) > 1 for part in torch.split(masks, dims, 1)], dim=1).any(dim=1)
+    assert (kl[choices] > 0).all() and (kl[~choices] == 0).all()  # one valid choice per component: equal
+
+
+def test_an_anchored_policy_gives_minus_the_kl_to_its_anchor_as_the_entropy() -> None:
+    """PPO's ``ent_coef * -mean(entropy)`` becomes ``ent_coef * mean(KL(π ‖ anchor))``; the anchor is frozen and
+    is no parameter of the policy (not saved, not optimised)."""
+    observation, action = spaces.Box(-1.0, 1.0, (5,), dtype=np.float32), spaces.Discrete(6)
+    torch.manual_seed(0)
+    policy = FusedMaskablePolicy(observation, action, lambda _: 3e-4)
+    keys, n_parameters = set(policy.state_dict()), len(list(policy.parameters()))
+    obs, actions = torch.randn(16, 5), torch.zeros(16, dtype=torch.long)
+    masks = np.ones((16, 6), dtype=bool)
+    masks[:, 3] = False
+    policy.set_anchor()
+    _, _, entropy = policy.evaluate_actions(obs, actions, action_masks=masks)
+    assert entropy is not None and torch.equal(entropy, torch.zeros(16))  # KL of a policy to itself
+
+    with torch.no_grad():
+        policy.action_net.weight.add_(torch.randn(policy.action_net.weight.shape))
+    _, _, entropy = policy.evaluate_actions(obs, actions, action_masks=masks)
+    assert entropy is not None
+    mine = policy.get_distribution(obs, masks)
+    anchor = policy.anchor
+    assert anchor is not None
+    theirs = anchor.get_distribution(obs, masks)
+    torch.testing.assert_close(-entropy, mine.kl_divergence(theirs))
+    assert (entropy < 0).all()
+
+    (-entropy.mean()).backward()
+    assert policy.action_net.weight.grad is not None and policy.action_net.weight.grad.abs().sum() > 0
+    assert all(parameter.grad is None and not parameter.requires_grad for parameter in anchor.parameters())
+    assert set(policy.state_dict()) == keys and len(list(policy.parameters())) == n_parameters

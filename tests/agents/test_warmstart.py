@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -231,3 +232,45 @@ def test_bad_explore_settings_are_refused_by_name(fields: dict[str, Any], messag
     settings = {"warm_start": "tags-slowdown", "algo": "maskable_ppo"} | fields
     with pytest.raises(ValueError, match=message):
         TrainConfig(env_id="schedenv/Dispatch-v0", env_kwargs=DISPATCH, **settings)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"warm_start": None}, r"warm_start_kl=True is not allowed with warm_start=None and algo='maskable_ppo'"),
+        ({"algo": "ppo"}, r"warm_start_kl=True is not allowed with warm_start='tags-slowdown' and algo='ppo'"),
+        ({"warm_start_kl": 1}, r"warm_start_kl=1 is not allowed"),
+    ],
+)
+def test_bad_kl_settings_are_refused_by_name(fields: dict[str, Any], message: str) -> None:
+    settings = {"warm_start": "tags-slowdown", "algo": "maskable_ppo", "warm_start_kl": True} | fields
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(env_id="schedenv/Dispatch-v0", env_kwargs=DISPATCH, **settings)
+
+
+def test_the_kl_anchor_is_the_clone_and_a_resumed_run_reads_it_back(tiny: dict[str, Any], tmp_path: Path) -> None:
+    """The anchor holds the clone's parameters while fine-tuning moves the policy; ``--resume`` anchors at the
+    same clone (``DIR/warm_start_policy.pt``), not at the resumed policy."""
+    from agents.runs import ANCHOR
+
+    config = TrainConfig(
+        env_id="schedenv/Dispatch-v0",
+        env_kwargs=DISPATCH,
+        algo="maskable_ppo",
+        timesteps=128,
+        warm_start="tags-slowdown",
+        warm_start_steps=500,
+        warm_start_kl=True,
+        **tiny | {"algo_kwargs": {"n_steps": 64, "batch_size": 64, "n_epochs": 2, "ent_coef": 0.1}},
+    )
+    first = train(config, tmp_path).model.policy
+    clone_state = torch.load(tmp_path / ANCHOR, weights_only=True)
+    assert isinstance(first, FusedMaskablePolicy) and first.anchor is not None
+    for name, tensor in first.anchor.state_dict().items():
+        assert torch.equal(tensor, clone_state[name]), name
+    assert not torch.equal(first.state_dict()["action_net.weight"], clone_state["action_net.weight"])
+
+    resumed = train(dataclasses.replace(config, timesteps=256), tmp_path, resume=True).model.policy
+    assert isinstance(resumed, FusedMaskablePolicy) and resumed.anchor is not None
+    for name, tensor in resumed.anchor.state_dict().items():
+        assert torch.equal(tensor, clone_state[name]), name
