@@ -15,7 +15,7 @@ import yaml
 pytest.importorskip("torch", reason="the rl extra is not installed: pip install -e '.[rl]'")
 
 from agents.protocol import SEALED_TEST_SEEDS, config_hash
-from agents.results import load_results, within
+from agents.results import RLResults, load_results, within
 from agents.train import CONFIG_DIR, resolve_config
 from schedenv.cli import main as schedenv_main
 from schedenv.stats import ratio_of_means
@@ -184,11 +184,20 @@ OUTSIDE = sorted((RESULTS / "replications" / "outside").glob("rl_*.json"))
 """Replications that missed their published interval: kept, since every look at sealed seeds is published."""
 
 
+def _publication_of(replicated: RLResults, name: str) -> RLResults:
+    """The committed publication that ``replicated`` retrains: ``RESULTS/name``, or, once a later config
+    was published in its place, the copy kept in ``RESULTS/superseded/<commit>/name`` (same config hash)."""
+    candidates = [RESULTS / name, *sorted((RESULTS / "superseded").glob(f"*/{name}"))]
+    matches = [load_results(c) for c in candidates if load_results(c).config_sha256 == replicated.config_sha256]
+    assert len(matches) == 1, f"{len(matches)} committed publications of {name} have the replicated config"
+    return matches[0]
+
+
 def _replication_against_publication(path: Path) -> tuple[float, float, float]:
-    """(replicated ratio, published low, high) after checking that ``path`` is a replication of the
+    """(replicated ratio, published low, high) after checking that ``path`` is a replication of a
     committed publication (same config, other training and test seeds, both sealed) with its ledger line."""
     replicated = load_results(path)
-    published = load_results(RESULTS / path.name)
+    published = _publication_of(replicated, path.name)
     assert replicated.split == published.split == "sealed"
     assert replicated.config_sha256 == published.config_sha256
     assert not set(replicated.train_seeds) & set(published.train_seeds)
@@ -205,7 +214,7 @@ def test_each_committed_replication_lands_inside_the_published_interval(path: Pa
     scores it on other sealed seeds gets a ratio inside the published interval."""
     ratio, low, high = _replication_against_publication(path)
     assert within(ratio, low, high), rl_versus_paper.replication_verdict(
-        load_results(RESULTS / path.name), load_results(path)
+        _publication_of(load_results(path), path.name), load_results(path)
     )
 
 
