@@ -189,6 +189,13 @@ class TrainConfig:
                 "(its policy measures KL(π ‖ clone))"
             )
 
+    def without_warm_start(self) -> TrainConfig:
+        """This config trained from scratch: no warm start, nor the settings that shape one (smoothing, explore
+        baselines, the KL anchor at the clone)."""
+        return dataclasses.replace(
+            self, warm_start=None, warm_start_smoothing=0.0, warm_start_explore=[], warm_start_kl=False
+        )
+
     def gamma(self) -> float:
         """The discount factor of the algorithm (also the one VecNormalize scales rewards with)."""
         return float(self.algo_kwargs.get("gamma", 0.99))

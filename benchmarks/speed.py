@@ -349,12 +349,13 @@ def _train_rate(config: Any, rollouts: int) -> float:
 
     Learning only (``TrainResult.seconds``), so the config's warm start, which that figure leaves out, is not
     run: it changes the policy's weights, not the cost of a rollout or an update (Dispatch's clone of a
-    208,000-decision episode took a minute per call)."""
+    208,000-decision episode took a minute per call). Nor is a ``warm_start_kl`` anchor, which needs the clone:
+    its forward pass in each minibatch is counted by the end-to-end section only."""
     import tempfile
 
     from agents.train import train
 
-    config = dataclasses.replace(config, warm_start=None)
+    config = config.without_warm_start()
     rollout = config.n_envs * int(config.algo_kwargs.get("n_steps", 2048))
     with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):  # train's config tables
         train(dataclasses.replace(config, timesteps=rollout, eval_episodes=1), f"{folder}/warm")
@@ -719,7 +720,7 @@ def learning_flops(config: Any) -> float:
 
     from agents.train import _unchecked_distributions
 
-    config = dataclasses.replace(config, warm_start=None)
+    config = config.without_warm_start()
     with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
         model = fresh_model(config, folder)
         rollout = model.n_envs * model.n_steps

@@ -50,3 +50,16 @@ def test_learning_flops_are_the_hand_counted_matrix_products() -> None:
     # input gradient of every layer but the first of each network: 8x8 and 8x1, twice).
     update = 2 * 2 * (1024 + 1024 + (64 + 8) * 2)
     assert speed.learning_flops(config) == rollout + update == 10_944
+
+
+@pytest.mark.parametrize("name", sorted(shipped_configs()))
+def test_every_shipped_config_has_a_from_scratch_variant_that_changes_only_the_warm_start(name: str) -> None:
+    """What the learning-only timings train (``speed._train_rate``, ``speed.learning_flops``): a config that
+    smooths or anchors its clone must still build once the clone is gone."""
+    config = resolve_config(CONFIG_DIR / name, {})
+    scratch = config.without_warm_start()
+    assert scratch.warm_start is None and not scratch.warm_start_kl
+    assert (scratch.warm_start_smoothing, scratch.warm_start_explore) == (0.0, [])
+    warm = {"warm_start", "warm_start_smoothing", "warm_start_explore", "warm_start_kl"}
+    kept = {f.name for f in dataclasses.fields(config)} - warm
+    assert all(getattr(scratch, field) == getattr(config, field) for field in kept)
