@@ -44,4 +44,5 @@ def test_entries_translate_the_default_configs_field_by_field() -> None:
     # MultiserverJob's "slots" extractor (agents/configs/multiserverjob_ppo.yaml) carries the env's slot layout
     multiserver = eval(ppo["schedenv/MultiserverJob-v0"]["policy_kwargs"], scope)
     assert multiserver["features_extractor_class"].__name__ == "SlotSetExtractor"
-    assert multiserver["features_extractor_kwargs"] == {"start": 0, "n_slots": 16, "slot_features": 7}
+    layout = {"start": 0, "n_slots": 16, "slot_features": 7}
+    assert multiserver["features_extractor_kwargs"] == layout | {"embed_dim": 16, "hidden": 32}  # and the config's
