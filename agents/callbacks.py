@@ -28,7 +28,7 @@ from stable_baselines3.common.vec_env import VecNormalize
 
 import baselines
 from agents.assess import baseline_kwargs, play_batched
-from agents.contender import AgentContender
+from agents.contender import AgentContender, load_normalizer
 from agents.runs import (
     BEST_MODEL,
     BEST_VECNORMALIZE,
@@ -237,8 +237,8 @@ class ReferenceEvalCallback(BaseCallback):
         started = time.perf_counter()
         self.model.set_parameters(str(self.run_dir / BEST_MODEL), exact_match=True, device=self.model.device)
         normalizer = self.model.get_vec_normalize_env()
-        if normalizer is not None:
-            best = pickle.loads((self.run_dir / BEST_VECNORMALIZE).read_bytes())
+        best = load_normalizer(self.run_dir / BEST_VECNORMALIZE)
+        if normalizer is not None and best is not None:
             normalizer.obs_rms, normalizer.ret_rms = best.obs_rms, best.ret_rms
         self.seconds += time.perf_counter() - started
 

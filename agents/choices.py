@@ -76,8 +76,7 @@ def choice_differences(
             observation, _, terminated, truncated, info = env.step(mine)
             done = terminated or truncated
         metric = objective_metric(env_id, env_kwargs)
-        shape = (len(states), *env.observation_space.shape) if env.observation_space.shape else (0,)
-        observations = np.array(states) if states else np.zeros(shape, dtype=np.float32)
+        observations = np.array(states) if states else np.zeros((0, *(env.observation_space.shape or ())))
         return ChoiceDifferences(decisions, pairs, metric, float(info["episode_metrics"][metric]), observations)
     finally:
         env.close()

@@ -90,7 +90,8 @@ class FusedMaskedDistribution(MaskableDistribution):
     def kl_divergence(self, other: FusedMaskedDistribution) -> th.Tensor:
         """KL(self ‖ other) summed over components, shape (batch,); ``other`` holds the same masks (its masked
         choices, probability 0 in both, contribute nothing)."""
-        total = th.zeros(self._require_logits().shape[0], device=self._require_logits().device)
+        logits = self._require_logits()
+        total = th.zeros(logits.shape[0], device=logits.device)
         for lp, other_lp, mask in zip(self._components(), other._components(), self._split_masks(), strict=True):
             difference = lp - other_lp
             if mask is not None:

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import agents
 from agents.choices import choice_differences
 from agents.protocol import DEVELOPMENT_TEST_SEEDS
-from agents.runs import read_config
-from agents.train import TrainConfig, env_kwargs_objects
+from agents.train import env_kwargs_objects, resume_config
 from schedenv.comparison import parse_env_kwargs
 
 
@@ -37,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
             f"({DEVELOPMENT_TEST_SEEDS.start}..{DEVELOPMENT_TEST_SEEDS.stop - 1}): sealed seeds are for publishing"
         )
     for run in args.runs:
-        config = TrainConfig(**read_config(Path(run)))
+        config = resume_config(run, {})
         env_kwargs = {**env_kwargs_objects(config), **parse_env_kwargs(args.env_kwargs)}
         agent = agents.load(run, best=True)
         found = choice_differences(agent, args.baseline, config.env_id, env_kwargs, args.seed)
