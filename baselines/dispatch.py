@@ -192,6 +192,34 @@ class TagsFair(Tags):
     objective: ClassVar[TagsObjective] = "fairness"
 
 
+class TagsSlowdownCycleStealing(TagsSlowdown):
+    """TAGS-opt-slowdown with cycle stealing (not in the TAGS paper): a new job, whose first attempt TAGS
+    sends to host 0 under the first cutoff, goes instead to the last host, to run to completion, when host
+    0 is busy and the last host is idle with nothing queued there or at the dispatcher. Otherwise it acts
+    as ``tags-slowdown``, with the same cutoffs.
+
+    The rule the fine-tuned Dispatch agents learnt (docs/rl/index.md, "Dispatch beats TAGS-slowdown"): a host
+    that TAGS keeps for long jobs idles while short ones queue at host 0; stealing its idle cycles for a
+    new job cannot delay a long job that is already present (there is none), and a long job that arrives
+    later waits at most the stolen job's run.
+    """
+
+    name: ClassVar[str] = "tags-slowdown-cs"
+
+    def act(self, observation: Any, env: gym.Env) -> np.int64:
+        inner = _env(env)
+        state, last = inner.state, inner.n_hosts - 1
+        if (
+            not inner.pending_job.hosts
+            and state.busy[0]
+            and not state.busy[last]
+            and state.queue_length[last] == 0
+            and state.central_length == 0
+        ):
+            return _run_to_completion(inner, last)
+        return super().act(observation, env)
+
+
 def place_on_ladder(cutoffs: Any, time_limits: np.ndarray) -> list[int]:
     """Ladder indices for TAGS hosts 1..h: each cutoff's nearest finite limit (log scale), then ``inf``.
 
@@ -223,4 +251,5 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     "tags-slowdown": TagsSlowdown,
     "tags-waiting": TagsWaiting,
     "tags-fair": TagsFair,
+    "tags-slowdown-cs": TagsSlowdownCycleStealing,
 }

@@ -2,9 +2,10 @@
 ``schedenv.dispatch.kernel``.
 
 ``decide`` gives the (destination, limit index) that Central-Queue, Random, Round-Robin,
-Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS (Harchol-Balter, J. ACM 2002, §1-§4) choose
-for the pending job; ``schedenv.fastpath.dispatch`` fuses it with the compiled event core. The Python
-policies stay the specification (``tests/perf`` compares completion times). Compiled without numba's
+Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS (Harchol-Balter, J. ACM 2002, §1-§4), and
+TAGS with cycle stealing (``tags-slowdown-cs``), choose for the pending job;
+``schedenv.fastpath.dispatch`` fuses it with the compiled event core. The Python policies stay the
+specification (``tests/perf`` compares completion times). Compiled without numba's
 runtime, as the core is (``NO_NRT``: no allocation here).
 """
 
@@ -18,7 +19,7 @@ import numpy as np
 from baselines import dispatch as rules
 from schedenv.dispatch.kernel import COUNTER, JOB_ID, LENGTH, NO_NRT, RUNS, SIZE, TIME, bisect_left, host_work
 
-CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS = range(7)
+CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS, TAGS_CS = range(8)
 """Policy codes of ``decide`` (``baselines/dispatch.py``)."""
 
 SIZE_AWARE = (LEAST_WORK, SITA_E)
@@ -35,6 +36,7 @@ _CODES: dict[type, int] = {
     rules.TagsSlowdown: TAGS,
     rules.TagsWaiting: TAGS,
     rules.TagsFair: TAGS,
+    rules.TagsSlowdownCycleStealing: TAGS_CS,
 }
 
 
@@ -48,7 +50,7 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
     """The (destination, limit index) of baseline ``policy`` for the pending ``slot`` (``baselines/dispatch.py``).
 
     ``choices`` are RANDOM's pre-drawn hosts of the chunk's jobs; ``cutoffs`` SITA-E's size cutoffs;
-    ``tags_limits`` TAGS's ladder index per attempt.
+    ``tags_limits`` TAGS's ladder index per attempt (both TAGS codes).
     """
     n_hosts = hi.size
     last = n_limits - 1
@@ -61,8 +63,12 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
         return (si[COUNTER] - 1) % n_hosts, last
     if policy == SITA_E:
         return bisect_left(cutoffs, jf[slot, SIZE]), last
-    if policy == TAGS:
+    if policy in (TAGS, TAGS_CS):
         attempt = ji[slot, RUNS]
+        thief = n_hosts - 1  # cycle stealing: a new job to the idle, empty last host while host 0 is busy
+        idle = hi[thief] < 0 and qs[LENGTH, thief] == 0 and qs[LENGTH, n_hosts] == 0
+        if policy == TAGS_CS and attempt == 0 and hi[0] >= 0 and idle:
+            return thief, last
         return attempt, tags_limits[attempt]
     best, best_key = 0, np.inf
     for host in range(n_hosts):

@@ -2,7 +2,7 @@
 
 The loop (``run_chunk``) fuses a baseline's rule (``baselines.kernels.dispatch.decide``:
 Central-Queue, Random, Round-Robin, Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS of
-Harchol-Balter, J. ACM 2002, §1-§4) with the compiled transcription of ``DispatchSim``
+Harchol-Balter, J. ACM 2002, §1-§4, and TAGS with cycle stealing) with the compiled transcription of ``DispatchSim``
 (``schedenv.dispatch.kernel.advance``), so per-job completion times, the episode return and
 ``episode_metrics`` equal those of ``schedenv.evaluation.evaluate`` on the same seed
 (``tests/perf``). The env applies a Discrete action exactly, so there is nothing to emulate.
@@ -26,7 +26,7 @@ import numba
 import numpy as np
 from gymnasium.utils import seeding
 
-from baselines.kernels.dispatch import LEAST_WORK, RANDOM, SITA_E, SIZE_AWARE, TAGS, decide, policy_code
+from baselines.kernels.dispatch import LEAST_WORK, RANDOM, SITA_E, SIZE_AWARE, TAGS, TAGS_CS, decide, policy_code
 from schedenv.dispatch.kernel import (
     ACCRUED,
     CHUNK_END,
@@ -81,7 +81,8 @@ class DispatchFastRun(FastRun):
 
     Per job (``keep_completions=True``): ``wasted``, ``queueing``, ``runs`` and ``final_host``. A
     job's host sequence is (final host,) after one run and TAGS's (0, 1, ..., runs - 1) after several
-    (the only compiled policy that sets finite limits).
+    (TAGS, with or without cycle stealing, is the only compiled policy that sets finite limits, and
+    cycle stealing sends a job to the last host on its first attempt only).
     """
 
     wasted: np.ndarray | None = None
@@ -121,11 +122,11 @@ def _chunks(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tuple[
 def _policy_arrays(code: int, policy: Any, inner: Any) -> tuple[np.ndarray, np.ndarray]:
     """SITA-E's cutoffs and TAGS's ladder indices per attempt, from the policy's own ``reset``."""
     cutoffs, tags_limits = np.empty(0), np.empty(0, dtype=np.int64)
-    if code in (LEAST_WORK, SITA_E, TAGS):
+    if code in (LEAST_WORK, SITA_E, TAGS, TAGS_CS):
         policy.reset(inner)
     if code == SITA_E:
         cutoffs = np.asarray(policy.cutoffs, dtype=np.float64)
-    elif code == TAGS:
+    elif code in (TAGS, TAGS_CS):
         tags_limits = np.asarray(policy.limit_indices, dtype=np.int64)
     return cutoffs, tags_limits
 
