@@ -179,7 +179,11 @@ def test_a_replication_retrains_with_other_seeds_on_other_sealed_seeds_and_says_
         rl_versus_paper.main(argv)
 
 
-REPLICATIONS = sorted((RESULTS / "replications").glob("rl_*.json"))
+REPLICATIONS = sorted((RESULTS / "replications").glob("rl_*.json")) + sorted(
+    (RESULTS / "replications" / "superseded").glob("*/rl_*.json")
+)
+"""Replications that landed inside: of the current publications, and (``superseded/<commit>/``) of
+publications a later config replaced."""
 OUTSIDE = sorted((RESULTS / "replications" / "outside").glob("rl_*.json"))
 """Replications that missed their published interval: kept, since every look at sealed seeds is published."""
 
@@ -188,7 +192,8 @@ def _publication_of(replicated: RLResults, name: str) -> RLResults:
     """The committed publication that ``replicated`` retrains: ``RESULTS/name``, or, once a later config
     was published in its place, the copy kept in ``RESULTS/superseded/<commit>/name`` (same config hash)."""
     candidates = [RESULTS / name, *sorted((RESULTS / "superseded").glob(f"*/{name}"))]
-    matches = [load_results(c) for c in candidates if load_results(c).config_sha256 == replicated.config_sha256]
+    found = [load_results(c) for c in candidates if c.exists()]
+    matches = [result for result in found if result.config_sha256 == replicated.config_sha256]
     assert len(matches) == 1, f"{len(matches)} committed publications of {name} have the replicated config"
     return matches[0]
 
@@ -208,7 +213,7 @@ def _replication_against_publication(path: Path) -> tuple[float, float, float]:
     return replicated.headline["ratio_of_means"], low, high
 
 
-@pytest.mark.parametrize("path", REPLICATIONS, ids=[p.stem for p in REPLICATIONS])
+@pytest.mark.parametrize("path", REPLICATIONS, ids=[str(p.relative_to(RESULTS)) for p in REPLICATIONS])
 def test_each_committed_replication_lands_inside_the_published_interval(path: Path) -> None:
     """docs/rl/seed-plan.md: a reviewer who retrains a shipped config with other training seeds and
     scores it on other sealed seeds gets a ratio inside the published interval."""
