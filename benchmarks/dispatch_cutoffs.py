@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -30,10 +31,15 @@ from schedenv.workloads import from_spec
 ENV_ID = "schedenv/Dispatch-v0"
 
 
-def cutoff_table(n_seeds: int, n_arrivals: int, load: float) -> list[tuple[float, float, float]]:
-    """(cutoff, TAGS / TAGS-slowdown, TAGS with cycle stealing / TAGS-slowdown) at every finite rung."""
-    kwargs = {**BENCHMARK_KWARGS, "size_dist": from_spec(BENCHMARK_KWARGS["size_dist"])}
-    kwargs.update(n_arrivals=n_arrivals, load=load)
+def preset_kwargs(n_arrivals: int, load: float) -> dict[str, Any]:
+    """The preset's env arguments (sizes as an object) with ``n_arrivals`` and ``load`` over them."""
+    kwargs = {key: from_spec(value) for key, value in BENCHMARK_KWARGS.items()}
+    return {**kwargs, "n_arrivals": n_arrivals, "load": load}
+
+
+def cutoff_table(kwargs: dict[str, Any], n_seeds: int) -> list[tuple[float, float, float]]:
+    """(cutoff, TAGS / TAGS-slowdown, TAGS with cycle stealing / TAGS-slowdown) at every finite rung, on
+    development seeds 0 .. ``n_seeds`` - 1 of ``Dispatch-v0(**kwargs)``."""
     seeds = range(n_seeds)
 
     def mean_slowdown(policy: Tags | str) -> float:
@@ -51,9 +57,8 @@ def cutoff_table(n_seeds: int, n_arrivals: int, load: float) -> list[tuple[float
     ]
 
 
-def analysis_rung(load: float) -> float:
-    """TAGS-slowdown's cutoff as placed on the preset's ladder (the appendix's analysis)."""
-    kwargs = {**BENCHMARK_KWARGS, "size_dist": from_spec(BENCHMARK_KWARGS["size_dist"]), "load": load}
+def analysis_rung(kwargs: dict[str, Any]) -> float:
+    """TAGS-slowdown's cutoff (the appendix's analysis) as placed on ``Dispatch-v0(**kwargs)``'s ladder."""
     policy = TagsSlowdown()
     policy.reset(DispatchEnv(**kwargs))
     return float(policy.cutoffs[0])
@@ -68,8 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 1 <= args.seeds <= len(DEVELOPMENT_TEST_SEEDS):
         parser.error(f"--seeds {args.seeds} is not allowed; give 1 .. {len(DEVELOPMENT_TEST_SEEDS)} development seeds")
-    rows = cutoff_table(args.seeds, args.n_arrivals, args.load)
-    analysis = analysis_rung(args.load)
+    kwargs = preset_kwargs(args.n_arrivals, args.load)
+    rows = cutoff_table(kwargs, args.seeds)
+    analysis = analysis_rung(kwargs)
     best_tags = min(rows, key=lambda row: row[1])[0]
     best_stealing = min(rows, key=lambda row: row[2])[0]
     print(f"Load {args.load:g}, {args.n_arrivals:,} arrivals, development seeds 0..{args.seeds - 1}; mean slowdown")

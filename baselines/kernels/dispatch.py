@@ -46,6 +46,13 @@ def policy_code(policy: Any) -> int | None:
 
 
 @numba.njit(cache=True, inline="always", **NO_NRT)
+def _steals(hi, qs):
+    """Cycle stealing may take the last host: it is idle, with nothing queued there or at the dispatcher."""
+    thief = hi.size - 1
+    return hi[thief] < 0 and qs[LENGTH, thief] == 0 and qs[LENGTH, hi.size] == 0
+
+
+@numba.njit(cache=True, inline="always", **NO_NRT)
 def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_limits, choices, id_offset):
     """The (destination, limit index) of baseline ``policy`` for the pending ``slot`` (``baselines/dispatch.py``).
 
@@ -65,10 +72,8 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
         return bisect_left(cutoffs, jf[slot, SIZE]), last
     if policy in (TAGS, TAGS_CS):
         attempt = ji[slot, RUNS]
-        thief = n_hosts - 1  # cycle stealing: a new job to the idle, empty last host while host 0 is busy
-        idle = hi[thief] < 0 and qs[LENGTH, thief] == 0 and qs[LENGTH, n_hosts] == 0
-        if policy == TAGS_CS and attempt == 0 and hi[0] >= 0 and idle:
-            return thief, last
+        if policy == TAGS_CS and attempt == 0 and hi[0] >= 0 and _steals(hi, qs):
+            return n_hosts - 1, last
         return attempt, tags_limits[attempt]
     best, best_key = 0, np.inf
     for host in range(n_hosts):

@@ -14,8 +14,9 @@ import dispatch_cutoffs
 def test_the_analysis_rung_is_tags_slowdown_itself_and_stealing_helps_there() -> None:
     """At the analysis's rung plain TAGS is TAGS-slowdown (ratio exactly 1); stealing lowers it there, and
     on the rungs far below every policy kills almost every job (ratios far above 1, with or without stealing)."""
-    rows = dispatch_cutoffs.cutoff_table(n_seeds=3, n_arrivals=3_000, load=0.5)
-    analysis = dispatch_cutoffs.analysis_rung(0.5)
+    kwargs = dispatch_cutoffs.preset_kwargs(n_arrivals=3_000, load=0.5)
+    rows = dispatch_cutoffs.cutoff_table(kwargs, n_seeds=3)
+    analysis = dispatch_cutoffs.analysis_rung(kwargs)
     by_cutoff = {cutoff: (tags, stealing) for cutoff, tags, stealing in rows}
     assert len(rows) == 18 and analysis in by_cutoff
     tags, stealing = by_cutoff[analysis]
