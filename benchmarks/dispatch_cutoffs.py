@@ -8,7 +8,8 @@ with cycle stealing at the same cutoff (``TagsSlowdownCycleStealing``) play the 
 (``schedenv.dispatch.preset``, with ``--n-arrivals`` and ``--load`` over it) on development-test seeds
 0 .. ``--seeds`` - 1, through the compiled fast path. Prints the mean slowdown of each as a ratio to
 TAGS-slowdown (its cutoff from the appendix's analysis, ``tags_optimal_cutoffs``), and marks that
-analysis's rung and the best rung of each. Prints only: nothing is written. docs/rl/index.md, "TAGS with
+analysis's rung, the best rung of each and the rung that ``tags-cs-tuned`` chooses on its own tuning
+seeds (``baselines.dispatch.TUNING_SEEDS``). Prints only: nothing is written. docs/rl/index.md, "TAGS with
 cycle stealing", says why the question matters.
 """
 
@@ -22,7 +23,7 @@ import numpy as np
 
 import schedenv  # noqa: F401 - registers the env ids
 from agents.protocol import DEVELOPMENT_TEST_SEEDS
-from baselines.dispatch import Tags, TagsSlowdown, TagsSlowdownCycleStealing
+from baselines.dispatch import Tags, TagsCycleStealingTuned, TagsSlowdown, TagsSlowdownCycleStealing
 from schedenv.dispatch.env import DispatchEnv
 from schedenv.dispatch.preset import BENCHMARK_HORIZON, BENCHMARK_KWARGS
 from schedenv.fastpath import evaluate_fast
@@ -64,6 +65,13 @@ def analysis_rung(kwargs: dict[str, Any]) -> float:
     return float(policy.cutoffs[0])
 
 
+def tuned_rung(kwargs: dict[str, Any]) -> float:
+    """The cutoff ``tags-cs-tuned`` chooses for ``Dispatch-v0(**kwargs)`` (on its tuning seeds)."""
+    policy = TagsCycleStealingTuned()
+    policy.reset(DispatchEnv(**kwargs))
+    return float(policy.cutoffs[0])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=100, help="development-test seeds 0 .. N-1 (default 100)")
@@ -75,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--seeds {args.seeds} is not allowed; give 1 .. {len(DEVELOPMENT_TEST_SEEDS)} development seeds")
     kwargs = preset_kwargs(args.n_arrivals, args.load)
     rows = cutoff_table(kwargs, args.seeds)
-    analysis = analysis_rung(kwargs)
+    analysis, tuned = analysis_rung(kwargs), tuned_rung(kwargs)
     best_tags = min(rows, key=lambda row: row[1])[0]
     best_stealing = min(rows, key=lambda row: row[2])[0]
     print(f"Load {args.load:g}, {args.n_arrivals:,} arrivals, development seeds 0..{args.seeds - 1}; mean slowdown")
@@ -85,7 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     for cutoff, tags, stealing in rows:
         marks = [
             label
-            for label, rung in (("analysis", analysis), ("best TAGS", best_tags), ("best stealing", best_stealing))
+            for label, rung in (
+                ("analysis", analysis),
+                ("best TAGS", best_tags),
+                ("best stealing", best_stealing),
+                ("tags-cs-tuned", tuned),
+            )
             if rung == cutoff
         ]
         print(f"| {cutoff:,.1f} | {tags:.4f} | {stealing:.4f} | {', '.join(marks)} |")

@@ -3,7 +3,7 @@
 
 ``decide`` gives the (destination, limit index) that Central-Queue, Random, Round-Robin,
 Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS (Harchol-Balter, J. ACM 2002, §1-§4), and
-TAGS with cycle stealing (``tags-slowdown-cs``), choose for the pending job;
+TAGS with cycle stealing (``tags-slowdown-cs``, ``tags-cs-tuned``), choose for the pending job;
 ``schedenv.fastpath.dispatch`` fuses it with the compiled event core. The Python policies stay the
 specification (``tests/perf`` compares completion times). Compiled without numba's
 runtime, as the core is (``NO_NRT``: no allocation here).
@@ -37,6 +37,7 @@ _CODES: dict[type, int] = {
     rules.TagsWaiting: TAGS,
     rules.TagsFair: TAGS,
     rules.TagsSlowdownCycleStealing: TAGS_CS,
+    rules.TagsCycleStealingTuned: TAGS_CS,
 }
 
 

@@ -29,6 +29,7 @@ def test_the_table_marks_the_analysis_rung_and_refuses_no_seeds(capsys: pytest.C
     assert dispatch_cutoffs.main(["--seeds", "2", "--n-arrivals", "2000"]) == 0
     out = capsys.readouterr().out
     assert "| 7,648.2 | 1.0000 |" in out and "analysis" in out and out.count("\n| ") == 19  # header + 18 rungs
+    assert out.count("tags-cs-tuned") == 1
     with pytest.raises(SystemExit):
         dispatch_cutoffs.main(["--seeds", "0"])
     assert "--seeds 0 is not allowed" in capsys.readouterr().err
