@@ -222,13 +222,36 @@ class TagsSlowdownCycleStealing(TagsSlowdown):
         return super().act(observation, env)
 
 
+class TagsCentralQueue(TagsSlowdown):
+    """TAGS whose first stage is the central queue (not in the TAGS paper): a new job joins the central queue
+    with the first cutoff as its limit, and a killed job goes on as in TAGS (attempt j >= 1 to host j).
+
+    Hosts serve their own queue before the central one (the env's Central-Queue rule), so host 0 runs the
+    first stage, while a later host takes a new job from the central queue only when it idles with nothing
+    of its own queued: a TAGS form of cycle stealing with a central queue (CS-CQ, analysed for known job
+    classes by Harchol-Balter, Li, Osogami, Scheller-Wolf and Squillante, ICDCS 2003), where
+    ``tags-slowdown-cs`` steals at dispatch (their CS-ID, SPAA 2003). A stolen job keeps the first cutoff, so
+    a long job arriving later waits at most that long for it, and a new job is bound to a host only when one
+    is free.
+    Registered at a cutoff chosen for it: ``tags-cq-tuned``.
+    """
+
+    name: ClassVar[str] = "tags-slowdown-cq"
+
+    def act(self, observation: Any, env: gym.Env) -> np.int64:
+        inner = _env(env)
+        if not inner.pending_job.hosts:
+            return np.int64(inner.encode_action(inner.central, self.limit_indices[0]))
+        return super().act(observation, env)
+
+
 TUNING_SEEDS: tuple[int, ...] = tuple(range(2**41, 2**41 + 20))
-"""The episodes ``tags-cs-tuned`` chooses its cutoffs on: twenty seeds above every range of
+"""The episodes the tuned TAGS rules choose their cutoffs on: twenty seeds above every range of
 ``agents.protocol`` (as ``reward_scale="auto"``'s, docs/envs/index.md), so the choice depends on the
 scenario only, never on a test, sealed or validation seed."""
 
 _TUNED: dict[tuple, list[int]] = {}
-"""``tags-cs-tuned``'s ladder indices per scenario (``_scenario_key``), searched once per process."""
+"""The tuned rules' ladder indices per (rule, scenario) (``_scenario_key``), searched once per process."""
 
 
 def _scenario_key(inner: DispatchEnv) -> tuple:
@@ -238,44 +261,62 @@ def _scenario_key(inner: DispatchEnv) -> tuple:
     return (inner.size_dist.identity, inner.load, inner.n_hosts, limits, inner.n_arrivals, inner.objective, jobs)
 
 
-class TagsCycleStealingTuned(TagsSlowdownCycleStealing):
-    """TAGS with cycle stealing (``tags-slowdown-cs``'s rule) at the cutoffs that minimise the env's own
-    objective under that rule, found by simulation (not in the TAGS paper).
+class TunedCutoffs(Tags):
+    """A TAGS rule (``rule``) at the cutoffs that minimise the env's own objective under it, found by simulation.
 
-    TAGS-slowdown's cutoffs come from the appendix's analysis of TAGS without stealing. With stealing,
-    host 0 sheds work whenever the last host idles, so a later cutoff loses less to kills
-    (docs/baselines/dispatch.md, "Cutoffs for cycle stealing"). The search starts at TAGS-slowdown's rungs and
-    moves one cutoff at a time to the best rung of the env's ladder that keeps them increasing, until no
-    move lowers the mean total objective (minus the return) over ``TUNING_SEEDS`` on the env's scenario; every
-    rung sees the same episodes. The episodes run on the family's compiled fast path, which the
-    baselines reach through the family registry at run time (as the envs reach it for ``reference``,
-    docs/envs/index.md). Given ``cutoffs``, it plays those and searches nothing.
+    TAGS-slowdown's cutoffs come from the appendix's analysis of TAGS alone. Under a rule that lets idle
+    later hosts take new jobs, host 0 sheds work, so a later cutoff loses less to kills
+    (docs/baselines/dispatch.md, "Cutoffs for cycle stealing"). The search (``search_rungs``) starts at
+    TAGS-slowdown's rungs and moves one cutoff at a time to the best rung of the env's ladder that keeps
+    them increasing, until no move lowers the mean total objective (minus the return) over ``TUNING_SEEDS``
+    on the env's scenario; every rung sees the same episodes. The episodes run on the family's compiled
+    fast path, which the baselines reach through the family registry at run time (as the envs reach it for
+    ``reference``, docs/envs/index.md). Given ``cutoffs``, it plays those and searches nothing.
     """
 
-    name: ClassVar[str] = "tags-cs-tuned"
+    rule: ClassVar[type[Tags]]
+    """The rule whose cutoffs are searched (the tuned policy acts as it)."""
 
     def reset(self, env: gym.Env) -> None:
         inner = _env(env)
         super().reset(env)  # the analysis's rungs: the search's start (or the requested cutoffs)
         if self.requested is not None or inner.n_hosts == 1:
             return
-        key = _scenario_key(inner)
+        key = (self.rule, *_scenario_key(inner))
         if key not in _TUNED:
-            _TUNED[key] = search_stealing_rungs(inner, self.limit_indices[:-1])
+            _TUNED[key] = search_rungs(inner, self.rule, self.limit_indices[:-1])
         self.limit_indices = [*_TUNED[key], self.limit_indices[-1]]
         self.cutoffs = inner.time_limits[self.limit_indices[:-1]]
 
 
-def search_stealing_rungs(inner: DispatchEnv, start: list[int], seeds: tuple[int, ...] = TUNING_SEEDS) -> list[int]:
-    """Ladder indices of the h - 1 cutoffs for TAGS with cycle stealing on ``inner``'s scenario, by coordinate
-    descent from ``start`` (``TagsCycleStealingTuned``): the lowest mean total objective over ``seeds``."""
+class TagsCycleStealingTuned(TunedCutoffs, TagsSlowdownCycleStealing):
+    """TAGS with cycle stealing (``tags-slowdown-cs``'s rule) at cutoffs chosen for it by simulation
+    (``TunedCutoffs``; not in the TAGS paper)."""
+
+    name: ClassVar[str] = "tags-cs-tuned"
+    rule: ClassVar[type[Tags]] = TagsSlowdownCycleStealing
+
+
+class TagsCentralQueueTuned(TunedCutoffs, TagsCentralQueue):
+    """TAGS with a central first stage (``TagsCentralQueue``: cycle stealing with a central queue) at cutoffs
+    chosen for it by simulation (``TunedCutoffs``; not in the TAGS paper)."""
+
+    name: ClassVar[str] = "tags-cq-tuned"
+    rule: ClassVar[type[Tags]] = TagsCentralQueue
+
+
+def search_rungs(
+    inner: DispatchEnv, rule: type[Tags], start: list[int], seeds: tuple[int, ...] = TUNING_SEEDS
+) -> list[int]:
+    """Ladder indices of the h - 1 cutoffs of the TAGS ``rule`` on ``inner``'s scenario, by coordinate descent
+    from ``start`` (``TunedCutoffs``): the lowest mean total objective over ``seeds``."""
     run = families.resolve(f"{families.of_env(ENV_ID).fast_path}:run")
     n_finite = int(np.isfinite(inner.time_limits).sum())
     costs: dict[tuple[int, ...], float] = {}
 
     def cost(indices: tuple[int, ...]) -> float:
         if indices not in costs:
-            policy = TagsSlowdownCycleStealing(cutoffs=inner.time_limits[list(indices)])
+            policy = rule(cutoffs=inner.time_limits[list(indices)])
             costs[indices] = -float(np.mean([run(inner, policy, seed).episode_return for seed in seeds]))
         return costs[indices]
 
@@ -324,4 +365,5 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     "tags-fair": TagsFair,
     "tags-slowdown-cs": TagsSlowdownCycleStealing,
     "tags-cs-tuned": TagsCycleStealingTuned,
+    "tags-cq-tuned": TagsCentralQueueTuned,
 }

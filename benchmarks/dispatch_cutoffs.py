@@ -3,14 +3,15 @@
     python benchmarks/dispatch_cutoffs.py                        # 100 development seeds, the preset's episodes
     python benchmarks/dispatch_cutoffs.py --seeds 10 --n-arrivals 20000 --load 0.7
 
-For each finite limit c of the env's ladder, TAGS with the cutoff c (``baselines.dispatch.Tags``) and TAGS
-with cycle stealing at the same cutoff (``TagsSlowdownCycleStealing``) play the preset's env
+For each finite limit c of the env's ladder, TAGS with the cutoff c (``baselines.dispatch.Tags``), TAGS
+with cycle stealing at dispatch (``TagsSlowdownCycleStealing``) and TAGS with a central first stage
+(``TagsCentralQueue``: cycle stealing with a central queue) at the same cutoff play the preset's env
 (``schedenv.dispatch.preset``, with ``--n-arrivals`` and ``--load`` over it) on development-test seeds
 0 .. ``--seeds`` - 1, through the compiled fast path. Prints the mean slowdown of each as a ratio to
 TAGS-slowdown (its cutoff from the appendix's analysis, ``tags_optimal_cutoffs``), and marks that
-analysis's rung, the best rung of each and the rung that ``tags-cs-tuned`` chooses on its own tuning
-seeds (``baselines.dispatch.TUNING_SEEDS``). Prints only: nothing is written. docs/rl/index.md, "TAGS with
-cycle stealing", says why the question matters.
+analysis's rung, the best rung of each and the rungs that ``tags-cs-tuned`` and ``tags-cq-tuned`` choose
+on their own tuning seeds (``baselines.dispatch.TUNING_SEEDS``). Prints only: nothing is written.
+docs/baselines/dispatch.md, "Cutoffs for cycle stealing", says why the question matters.
 """
 
 from __future__ import annotations
@@ -23,7 +24,15 @@ import numpy as np
 
 import schedenv  # noqa: F401 - registers the env ids
 from agents.protocol import DEVELOPMENT_TEST_SEEDS
-from baselines.dispatch import Tags, TagsCycleStealingTuned, TagsSlowdown, TagsSlowdownCycleStealing
+from baselines.dispatch import (
+    Tags,
+    TagsCentralQueue,
+    TagsCentralQueueTuned,
+    TagsCycleStealingTuned,
+    TagsSlowdown,
+    TagsSlowdownCycleStealing,
+    TunedCutoffs,
+)
 from schedenv.dispatch.env import DispatchEnv
 from schedenv.dispatch.preset import BENCHMARK_HORIZON, BENCHMARK_KWARGS
 from schedenv.fastpath import evaluate_fast
@@ -38,9 +47,17 @@ def preset_kwargs(n_arrivals: int, load: float) -> dict[str, Any]:
     return {**kwargs, "n_arrivals": n_arrivals, "load": load}
 
 
-def cutoff_table(kwargs: dict[str, Any], n_seeds: int) -> list[tuple[float, float, float]]:
-    """(cutoff, TAGS / TAGS-slowdown, TAGS with cycle stealing / TAGS-slowdown) at every finite rung, on
-    development seeds 0 .. ``n_seeds`` - 1 of ``Dispatch-v0(**kwargs)``."""
+RULES: dict[str, type[Tags]] = {
+    "TAGS": TagsSlowdown,
+    "stealing at dispatch": TagsSlowdownCycleStealing,
+    "central first stage": TagsCentralQueue,
+}
+"""The rules of the table's columns, played at every rung."""
+
+
+def cutoff_table(kwargs: dict[str, Any], n_seeds: int) -> list[tuple[float, ...]]:
+    """(cutoff, then each of ``RULES`` / TAGS-slowdown) at every finite rung, on development seeds
+    0 .. ``n_seeds`` - 1 of ``Dispatch-v0(**kwargs)``."""
     seeds = range(n_seeds)
 
     def mean_slowdown(policy: Tags | str) -> float:
@@ -49,11 +66,7 @@ def cutoff_table(kwargs: dict[str, Any], n_seeds: int) -> list[tuple[float, floa
     reference = mean_slowdown("tags-slowdown")
     ladder = DispatchEnv(**kwargs).time_limits
     return [
-        (
-            float(c),
-            mean_slowdown(TagsSlowdown(cutoffs=[c])) / reference,
-            mean_slowdown(TagsSlowdownCycleStealing(cutoffs=[c])) / reference,
-        )
+        (float(c), *(mean_slowdown(rule(cutoffs=[c])) / reference for rule in RULES.values()))
         for c in ladder[np.isfinite(ladder)]
     ]
 
@@ -65,9 +78,9 @@ def analysis_rung(kwargs: dict[str, Any]) -> float:
     return float(policy.cutoffs[0])
 
 
-def tuned_rung(kwargs: dict[str, Any]) -> float:
-    """The cutoff ``tags-cs-tuned`` chooses for ``Dispatch-v0(**kwargs)`` (on its tuning seeds)."""
-    policy = TagsCycleStealingTuned()
+def tuned_rung(kwargs: dict[str, Any], tuned: type[TunedCutoffs]) -> float:
+    """The cutoff the tuned rule ``tuned`` chooses for ``Dispatch-v0(**kwargs)`` (on its tuning seeds)."""
+    policy = tuned()
     policy.reset(DispatchEnv(**kwargs))
     return float(policy.cutoffs[0])
 
@@ -83,25 +96,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--seeds {args.seeds} is not allowed; give 1 .. {len(DEVELOPMENT_TEST_SEEDS)} development seeds")
     kwargs = preset_kwargs(args.n_arrivals, args.load)
     rows = cutoff_table(kwargs, args.seeds)
-    analysis, tuned = analysis_rung(kwargs), tuned_rung(kwargs)
-    best_tags = min(rows, key=lambda row: row[1])[0]
-    best_stealing = min(rows, key=lambda row: row[2])[0]
+    rungs = {"analysis": analysis_rung(kwargs)}
+    for position, label in enumerate(RULES, start=1):
+        rungs[f"best {label}"] = min(rows, key=lambda row: row[position])[0]
+    for tuned in (TagsCycleStealingTuned, TagsCentralQueueTuned):
+        rungs[tuned.name] = tuned_rung(kwargs, tuned)
     print(f"Load {args.load:g}, {args.n_arrivals:,} arrivals, development seeds 0..{args.seeds - 1}; mean slowdown")
     print("as a ratio to TAGS-slowdown (its cutoff from the analysis).\n")
-    print("| cutoff | TAGS | TAGS with cycle stealing | |")
-    print("|---|---|---|---|")
-    for cutoff, tags, stealing in rows:
-        marks = [
-            label
-            for label, rung in (
-                ("analysis", analysis),
-                ("best TAGS", best_tags),
-                ("best stealing", best_stealing),
-                ("tags-cs-tuned", tuned),
-            )
-            if rung == cutoff
-        ]
-        print(f"| {cutoff:,.1f} | {tags:.4f} | {stealing:.4f} | {', '.join(marks)} |")
+    print(f"| cutoff | {' | '.join(RULES)} | |")
+    print("|---|" + "---|" * (len(RULES) + 1))
+    for cutoff, *ratios in rows:
+        marks = ", ".join(label for label, rung in rungs.items() if rung == cutoff)
+        print(f"| {cutoff:,.1f} | {' | '.join(f'{ratio:.4f}' for ratio in ratios)} | {marks} |")
     return 0
 
 

@@ -3,7 +3,7 @@
 
 ``decide`` gives the (destination, limit index) that Central-Queue, Random, Round-Robin,
 Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS (Harchol-Balter, J. ACM 2002, §1-§4), and
-TAGS with cycle stealing (``tags-slowdown-cs``, ``tags-cs-tuned``), choose for the pending job;
+TAGS with cycle stealing (``tags-slowdown-cs``, ``tags-cs-tuned``, ``tags-cq-tuned``), choose for the pending job;
 ``schedenv.fastpath.dispatch`` fuses it with the compiled event core. The Python policies stay the
 specification (``tests/perf`` compares completion times). Compiled without numba's
 runtime, as the core is (``NO_NRT``: no allocation here).
@@ -19,8 +19,11 @@ import numpy as np
 from baselines import dispatch as rules
 from schedenv.dispatch.kernel import COUNTER, JOB_ID, LENGTH, NO_NRT, RUNS, SIZE, TIME, bisect_left, host_work
 
-CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS, TAGS_CS = range(8)
+CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS, TAGS_CS, TAGS_CQ = range(9)
 """Policy codes of ``decide`` (``baselines/dispatch.py``)."""
+
+TAGS_RULES = (TAGS, TAGS_CS, TAGS_CQ)
+"""Policy codes that play TAGS's ladder indices per attempt (``tags_limits``)."""
 
 SIZE_AWARE = (LEAST_WORK, SITA_E)
 """Policy codes that read job sizes (the env needs ``size_known=True`` for them)."""
@@ -38,6 +41,8 @@ _CODES: dict[type, int] = {
     rules.TagsFair: TAGS,
     rules.TagsSlowdownCycleStealing: TAGS_CS,
     rules.TagsCycleStealingTuned: TAGS_CS,
+    rules.TagsCentralQueue: TAGS_CQ,
+    rules.TagsCentralQueueTuned: TAGS_CQ,
 }
 
 
@@ -58,7 +63,7 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
     """The (destination, limit index) of baseline ``policy`` for the pending ``slot`` (``baselines/dispatch.py``).
 
     ``choices`` are RANDOM's pre-drawn hosts of the chunk's jobs; ``cutoffs`` SITA-E's size cutoffs;
-    ``tags_limits`` TAGS's ladder index per attempt (both TAGS codes).
+    ``tags_limits`` TAGS's ladder index per attempt (``TAGS_RULES``).
     """
     n_hosts = hi.size
     last = n_limits - 1
@@ -71,8 +76,10 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
         return (si[COUNTER] - 1) % n_hosts, last
     if policy == SITA_E:
         return bisect_left(cutoffs, jf[slot, SIZE]), last
-    if policy in (TAGS, TAGS_CS):
+    if policy in TAGS_RULES:
         attempt = ji[slot, RUNS]
+        if attempt == 0 and policy == TAGS_CQ:
+            return n_hosts, tags_limits[0]
         if policy == TAGS_CS and attempt == 0 and hi[0] >= 0 and _steals(hi, qs):
             return n_hosts - 1, last
         return attempt, tags_limits[attempt]

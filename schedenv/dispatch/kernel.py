@@ -9,14 +9,15 @@ simulator's. ``sim.py`` stays the specification; ``tests/perf`` compares the two
 State of one copy (the batched env stacks B of them on a leading axis; ``DispatchArrays``):
 
 - a pool of job slots: ``jf[slot, ARRIVAL|SIZE|WASTED|QUEUEING|ENQUEUED]`` (float64) and
-  ``ji[slot, JOB_ID|LIMIT|EXCEEDED|RUNS|LAST_HOST|NEXT]`` (int64; ``JOB_ID`` -1 marks a free slot,
+  ``ji[slot, JOB_ID|LIMIT|EXCEEDED|RUNS|LAST_HOST|NEXT|FIRST_HOST]`` (int64; ``JOB_ID`` -1 marks a free slot,
   ``NEXT`` links the FCFS queues and the free list); a job's fields share a cache line;
 - hosts: ``hf[RUN_START|RUN_END|QUEUED_WORK|BUSY|FINAL_COUNT|FINAL_SUM, host]`` and ``hi[host]``, the
   running slot (-1 idle); queues ``qs[HEAD|TAIL|LENGTH, q]`` for hosts 0..h-1 and the central queue h;
 - counters ``si`` and sums ``sf`` (indices below), and ``ct[COUNT|SUM, size class]``;
 - optionally, per-job results indexed by job id: ``done_f[completion|wasted|queueing, job]`` and
   ``done_i[runs|final host, job]``, plus a third row ``done_i[COMPLETION_ORDER]`` listing the ids in
-  completion order (pass arrays with no columns to keep none).
+  completion order and a fourth ``done_i[FIRST_HOST_ROW, job]``, the host of each job's first run
+  (pass arrays with no columns to keep none; rows beyond those given are not kept).
 
 Every kernel is compiled with numba's ``_nrt=False`` (``NO_NRT``): they allocate nothing (callers pass every
 array, scratch space included), and without the runtime's reference counting of the arrays that the
@@ -36,7 +37,9 @@ NO_NRT: dict[str, Any] = {"_nrt": False}
 """Compile without numba's runtime (no reference counting, no allocation); see the module doc."""
 
 ARRIVAL, SIZE, WASTED, QUEUEING, ENQUEUED = range(5)
-JOB_ID, LIMIT, EXCEEDED, RUNS, LAST_HOST, NEXT = range(6)
+JOB_ID, LIMIT, EXCEEDED, RUNS, LAST_HOST, NEXT, FIRST_HOST = range(7)
+JOB_INTS = 8
+"""Columns of ``ji`` (one spare): a row is 64 bytes, one cache line."""
 RUN_START, RUN_END, QUEUED_WORK, BUSY, FINAL_COUNT, FINAL_SUM = range(6)
 HEAD, TAIL, LENGTH = range(3)
 N_PRESENT, NEXT_ARRIVAL, FREE_HEAD, PENDING, N_COMPLETED, KILLS, STEPS, KILLED, COUNTER, KILL_EVENTS = range(10)
@@ -50,6 +53,8 @@ PARTIALS = 96
 COUNT, SUM = range(2)
 COMPLETION_ORDER = 2
 """Optional third row of the per-job ``done_i``: the ids of the completed jobs in completion order."""
+FIRST_HOST_ROW = 3
+"""Optional fourth row of the per-job ``done_i``: the host of each job's first run."""
 
 DECISION, END, CHUNK_END, FULL = range(4)
 """``advance`` outcomes: a job awaits a decision; all done; the next arrival is in the next chunk; no free slot."""
@@ -135,6 +140,8 @@ def _start(host, slot, jf, ji, hf, hi, si, sf, limits, per_size, waiting):
     jf[slot, QUEUEING] += now - jf[slot, ENQUEUED]
     ji[slot, RUNS] += 1
     ji[slot, LAST_HOST] = host
+    if ji[slot, RUNS] == 1:
+        ji[slot, FIRST_HOST] = host
     hi[host] = slot
     hf[RUN_START, host] = now
     limit = limits[ji[slot, LIMIT]]
@@ -237,6 +244,8 @@ def _complete(host, slot, jf, ji, hf, hi, si, sf, ct, limits, bounds, per_size, 
         done_i[0, job_id], done_i[1, job_id] = ji[slot, RUNS], host
         if done_i.shape[0] > COMPLETION_ORDER:
             done_i[COMPLETION_ORDER, si[N_COMPLETED] - 1] = job_id
+        if done_i.shape[0] > FIRST_HOST_ROW:
+            done_i[FIRST_HOST_ROW, job_id] = ji[slot, FIRST_HOST]
 
 
 @numba.njit(cache=True, inline="always", **NO_NRT)
@@ -458,7 +467,7 @@ class DispatchArrays:
     def __init__(self, n_copies: int, n_hosts: int, n_classes: int, capacity: int) -> None:
         b, h = n_copies, n_hosts
         self.jf = np.zeros((b, capacity, 5))
-        self.ji = np.zeros((b, capacity, 6), dtype=np.int64)
+        self.ji = np.zeros((b, capacity, JOB_INTS), dtype=np.int64)
         self.hf = np.zeros((b, 6, h))
         self.hi = np.zeros((b, h), dtype=np.int64)
         self.qs = np.zeros((b, 3, h + 1), dtype=np.int64)
@@ -485,7 +494,7 @@ class DispatchArrays:
         old = self.capacity
         new = 2 * old
         self.jf = np.concatenate([self.jf, np.zeros((self.jf.shape[0], old, 5))], axis=1)
-        self.ji = np.concatenate([self.ji, np.full((self.ji.shape[0], old, 6), -1, dtype=np.int64)], axis=1)
+        self.ji = np.concatenate([self.ji, np.full((self.ji.shape[0], old, JOB_INTS), -1, dtype=np.int64)], axis=1)
         self.ji[:, old : new - 1, NEXT] = np.arange(old + 1, new)
         self.ji[:, new - 1, NEXT] = self.si[:, FREE_HEAD]
         self.si[:, FREE_HEAD] = old

@@ -25,7 +25,8 @@ Covered: Malleable-v0 with s(k) = k^p (either ``allocation`` mode; no ``p_range`
 ``action_mode`` other than "weights") for hesrpt, a-hesrpt,
 equi, srpt, rs, hell, hell-waterfill and knee;
 Dispatch-v0 for central-queue, random, round-robin, shortest-queue, least-work-remaining and sita-e
-(these two with ``size_known=True``), tags-slowdown, tags-waiting, tags-fair, tags-slowdown-cs and tags-cs-tuned;
+(these two with ``size_known=True``), tags-slowdown, tags-waiting, tags-fair, tags-slowdown-cs,
+tags-cs-tuned and tags-cq-tuned;
 Moldable-v0 (every configuration) for hrf-fcfs, hrf-easy, rigid-fcfs and rigid-easy.
 """
 

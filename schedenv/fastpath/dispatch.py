@@ -2,10 +2,11 @@
 
 The loop (``run_chunk``) fuses a baseline's rule (``baselines.kernels.dispatch.decide``:
 Central-Queue, Random, Round-Robin, Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS of
-Harchol-Balter, J. ACM 2002, §1-§4, and TAGS with cycle stealing) with the compiled transcription of ``DispatchSim``
-(``schedenv.dispatch.kernel.advance``), so per-job completion times, the episode return and
-``episode_metrics`` equal those of ``schedenv.evaluation.evaluate`` on the same seed
-(``tests/perf``). The env applies a Discrete action exactly, so there is nothing to emulate.
+Harchol-Balter, J. ACM 2002, §1-§4, and TAGS with cycle stealing or a central first stage) with the
+compiled transcription of ``DispatchSim`` (``schedenv.dispatch.kernel.advance``), so per-job
+completion times, the episode return and ``episode_metrics`` equal those of
+``schedenv.evaluation.evaluate`` on the same seed (``tests/perf``). The env applies a Discrete action
+exactly, so there is nothing to emulate.
 
 The workload is drawn as ``DispatchEnv.reset(seed)`` draws it: all gaps of the episode, then its
 sizes. Random's hosts come, as in ``RandomDispatch``, from a generator seeded by one draw of the
@@ -26,10 +27,11 @@ import numba
 import numpy as np
 from gymnasium.utils import seeding
 
-from baselines.kernels.dispatch import LEAST_WORK, RANDOM, SITA_E, SIZE_AWARE, TAGS, TAGS_CS, decide, policy_code
+from baselines.kernels.dispatch import LEAST_WORK, RANDOM, SITA_E, SIZE_AWARE, TAGS_RULES, decide, policy_code
 from schedenv.dispatch.kernel import (
     ACCRUED,
     CHUNK_END,
+    FIRST_HOST_ROW,
     FULL,
     KILL_EVENTS,
     N_COMPLETED,
@@ -79,35 +81,38 @@ def run_chunk(
 class DispatchFastRun(FastRun):
     """A fast-path episode of the dispatch family; ``records()`` gives ``DispatchRecord`` objects.
 
-    Per job (``keep_completions=True``): ``wasted``, ``queueing``, ``runs`` and ``final_host``. A
-    job's host sequence is (final host,) after one run and TAGS's (0, 1, ..., runs - 1) after several
-    (TAGS, with or without cycle stealing, is the only compiled policy that sets finite limits, and
-    cycle stealing sends a job to the last host on its first attempt only).
+    Per job (``keep_completions=True``): ``wasted``, ``queueing``, ``runs``, ``final_host`` and
+    ``first_host``. A job's host sequence is (final host,) after one run and (first host, 1, ..., runs - 1)
+    after several: the TAGS rules are the only compiled policies that set finite limits, and they send
+    attempt j >= 1 to host j (the first attempt may go elsewhere: cycle stealing, or the central queue
+    of ``tags-cq-tuned``).
     """
 
     wasted: np.ndarray | None = None
     queueing: np.ndarray | None = None
     runs: np.ndarray | None = None
     final_host: np.ndarray | None = None
+    first_host: np.ndarray | None = None
 
     def records(self) -> list[DispatchRecord]:  # type: ignore[override]
         """The env's ``DispatchRecord`` of every job, in job-id order (needs ``keep_completions=True``)."""
         if self.completion is None or self.arrival_times is None or self.sizes is None:
             raise ValueError("records need a run with keep_completions=True")
         assert self.wasted is not None and self.queueing is not None
-        assert self.runs is not None and self.final_host is not None
+        assert self.runs is not None and self.final_host is not None and self.first_host is not None
         columns = [
             self.arrival_times,
             self.sizes,
             self.completion,
             self.runs,
             self.final_host,
+            self.first_host,
             self.wasted,
             self.queueing,
         ]
         return [
-            DispatchRecord(j, a, x, c, (c - a) / x, (h,) if r == 1 else tuple(range(r)), w, q)
-            for j, (a, x, c, r, h, w, q) in enumerate(zip(*(column.tolist() for column in columns), strict=True))
+            DispatchRecord(j, a, x, c, (c - a) / x, (h,) if r == 1 else (f, *range(1, r)), w, q)
+            for j, (a, x, c, r, h, f, w, q) in enumerate(zip(*(column.tolist() for column in columns), strict=True))
         ]
 
 
@@ -122,11 +127,11 @@ def _chunks(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tuple[
 def _policy_arrays(code: int, policy: Any, inner: Any) -> tuple[np.ndarray, np.ndarray]:
     """SITA-E's cutoffs and TAGS's ladder indices per attempt, from the policy's own ``reset``."""
     cutoffs, tags_limits = np.empty(0), np.empty(0, dtype=np.int64)
-    if code in (LEAST_WORK, SITA_E, TAGS, TAGS_CS):
+    if code in (LEAST_WORK, SITA_E, *TAGS_RULES):
         policy.reset(inner)
     if code == SITA_E:
         cutoffs = np.asarray(policy.cutoffs, dtype=np.float64)
-    elif code in (TAGS, TAGS_CS):
+    elif code in TAGS_RULES:
         tags_limits = np.asarray(policy.limit_indices, dtype=np.int64)
     return cutoffs, tags_limits
 
@@ -159,7 +164,7 @@ def run(inner: Any, policy: Any, seed: int, *, chunk: int = DEFAULT_CHUNK, keep_
     policy_rng = np.random.default_rng(int(rng.integers(2**63))) if code == RANDOM else None
     kept: list[tuple[np.ndarray, np.ndarray]] | None = [] if keep_completions else None
     n_total = (inner.n_arrivals if inner.jobs is None else inner.jobs[0].size) if keep_completions else 0
-    done_f, done_i = np.full((3, n_total), np.nan), np.zeros((2, n_total), dtype=np.int64)
+    done_f, done_i = np.full((3, n_total), np.nan), np.zeros((FIRST_HOST_ROW + 1, n_total), dtype=np.int64)
     offset = 0
     while current is not None:
         arrivals, sizes = current
@@ -203,5 +208,5 @@ def _result(
         result.arrival_times = np.concatenate([a for a, _ in kept])
         result.sizes = np.concatenate([x for _, x in kept])
         result.completion, result.wasted, result.queueing = done_f[0], done_f[1], done_f[2]
-        result.runs, result.final_host = done_i[0], done_i[1]
+        result.runs, result.final_host, result.first_host = done_i[0], done_i[1], done_i[FIRST_HOST_ROW]
     return result

@@ -17,15 +17,19 @@ import baselines
 import schedenv  # noqa: F401 - registers the env ids
 from baselines.dispatch import (
     TUNING_SEEDS,
+    Tags,
+    TagsCentralQueue,
+    TagsCentralQueueTuned,
     TagsCycleStealingTuned,
     TagsSlowdown,
     TagsSlowdownCycleStealing,
+    TunedCutoffs,
     place_on_ladder,
 )
 from schedenv.dispatch.env import DispatchEnv, decode_action, encode_action
 from schedenv.dispatch.records import DispatchRecord
 from schedenv.evaluation import evaluate
-from schedenv.fastpath import evaluate_fast
+from schedenv.fastpath import evaluate_fast, run_fast
 from schedenv.workloads import BoundedPareto
 
 ENV_ID = "schedenv/Dispatch-v0"
@@ -264,63 +268,87 @@ def test_cycle_stealing_beats_tags_slowdown_in_the_dispatch_preset_regime() -> N
     )
 
 
+def test_a_central_first_stage_binds_new_jobs_late_and_caps_stolen_runs_at_the_cutoff() -> None:
+    # Two hosts, ladder [3, inf], cutoff 3; new jobs join the central queue with limit 3.
+    # Late binding: (0, 2) runs on host 0 until 2; (0.5, 1) is taken by the idle host 1 (0.5 to 1.5); (0.6, 1)
+    # waits centrally and host 1, free first, takes it (1.5 to 2.5). Stealing at dispatch queues it at host 0
+    # (2 to 3). The cap: (0.5, 4) taken by host 1 is killed at 3.5 and reruns there to completion (3.5 to
+    # 7.5), where stealing at dispatch runs it without a limit (0.5 to 4.5).
+    def played(policy: Tags, jobs: list[tuple[float, float]]) -> list[tuple[tuple[int, ...], float]]:
+        records = evaluate(ENV_ID, policy, [0], jobs=jobs, time_limits=[3.0]).episodes[0].records
+        fast = run_fast(ENV_ID, policy, 0, keep_completions=True, jobs=jobs, time_limits=[3.0]).records()
+        assert fast == sorted(records, key=lambda record: record.job_id)  # hosts (1, 1) included
+        return [(record.hosts, record.completion) for record in fast]
+
+    late = [(0.0, 2.0), (0.5, 1.0), (0.6, 1.0)]
+    assert played(TagsCentralQueue(cutoffs=[3.0]), late) == [((0,), 2.0), ((1,), 1.5), ((1,), 2.5)]
+    assert played(TagsSlowdownCycleStealing(cutoffs=[3.0]), late) == [((0,), 2.0), ((1,), 1.5), ((0,), 3.0)]
+    capped = [(0.0, 2.0), (0.5, 4.0)]
+    assert played(TagsCentralQueue(cutoffs=[3.0]), capped) == [((0,), 2.0), ((1, 1), 7.5)]
+    assert played(TagsSlowdownCycleStealing(cutoffs=[3.0]), capped) == [((0,), 2.0), ((1,), 4.5)]
+
+
 PRESET_REGIME = {"load": 0.5, "size_dist": BoundedPareto.with_mean(3000.0, alpha=1.1, upper=1e7)}
 """The Dispatch preset's scenario (``schedenv.dispatch.preset``) with the env's default ladder."""
 
+TUNED = [TagsCycleStealingTuned, TagsCentralQueueTuned]
 
-def _total_objective(env: DispatchEnv, cutoffs: list[float], seeds: tuple[int, ...]) -> float:
-    """Mean total objective of TAGS with cycle stealing at ``cutoffs`` over ``seeds`` (``evaluate``'s numbers)."""
+
+def _total_objective(env: DispatchEnv, rule: type[Tags], cutoffs: list[float]) -> float:
+    """Mean total objective of the TAGS ``rule`` at ``cutoffs`` over ``TUNING_SEEDS`` (``evaluate``'s numbers)."""
     kwargs = {"n_hosts": env.n_hosts, "load": env.load, "size_dist": env.size_dist, "n_arrivals": env.n_arrivals}
-    played = evaluate_fast(ENV_ID, TagsSlowdownCycleStealing(cutoffs=cutoffs), seeds, **kwargs)
+    played = evaluate_fast(ENV_ID, rule(cutoffs=cutoffs), TUNING_SEEDS, **kwargs)
     return -float(np.mean([episode.episode_return for episode in played.episodes]))
 
 
-def test_tuned_cycle_stealing_plays_the_best_rung_of_the_ladder_on_its_tuning_seeds() -> None:
+@pytest.mark.parametrize("tuned", TUNED)
+def test_tuned_cutoffs_are_the_best_rung_of_the_ladder_on_the_tuning_seeds(tuned: type[TunedCutoffs]) -> None:
     """With two hosts the search is exhaustive: the chosen rung's mean total objective over ``TUNING_SEEDS``
     (recomputed here rung by rung) is the lowest of every finite rung's."""
     env = DispatchEnv(n_arrivals=1_500, **PRESET_REGIME)
-    policy = TagsCycleStealingTuned()
+    policy = tuned()
     policy.reset(env)
-    chosen = _total_objective(env, list(policy.cutoffs), TUNING_SEEDS)
+    chosen = _total_objective(env, tuned.rule, list(policy.cutoffs))
     finite = env.time_limits[np.isfinite(env.time_limits)]
-    others = [_total_objective(env, [c], TUNING_SEEDS) for c in finite if c != policy.cutoffs[0]]
+    others = [_total_objective(env, tuned.rule, [c]) for c in finite if c != policy.cutoffs[0]]
     assert len(others) == finite.size - 1 and chosen < min(others)
     assert policy.limit_indices[-1] == env.time_limits.size - 1  # the last host runs to completion
 
 
-def test_tuned_cycle_stealing_on_three_hosts_stops_where_no_single_cutoff_move_helps() -> None:
+@pytest.mark.parametrize("tuned", TUNED)
+def test_tuned_cutoffs_on_three_hosts_stop_where_no_single_cutoff_move_helps(tuned: type[TunedCutoffs]) -> None:
     env = DispatchEnv(n_hosts=3, n_arrivals=1_000, **PRESET_REGIME)
-    policy = TagsCycleStealingTuned()
+    policy = tuned()
     policy.reset(env)
     first, second, last = policy.limit_indices
     assert first < second < last == env.time_limits.size - 1
-    here = _total_objective(env, list(policy.cutoffs), TUNING_SEEDS)
+    here = _total_objective(env, tuned.rule, list(policy.cutoffs))
     neighbours = [(first - 1, second), (first + 1, second), (first, second - 1), (first, second + 1)]
     n_finite = int(np.isfinite(env.time_limits).sum())
     for a, b in neighbours:
         if 0 <= a < b < n_finite:
-            assert here <= _total_objective(env, list(env.time_limits[[a, b]]), TUNING_SEEDS)
+            assert here <= _total_objective(env, tuned.rule, list(env.time_limits[[a, b]]))
 
 
-def test_tuned_cycle_stealing_beats_stealing_at_the_analysis_cutoff_on_other_seeds() -> None:
-    """Chosen on ``TUNING_SEEDS``, the cutoff holds on development seeds: in the preset's regime (shorter
-    episodes) TAGS with stealing at the tuned rung beats it at TAGS-slowdown's rung by more than 5%; given
-    explicit cutoffs it searches nothing and equals ``tags-slowdown-cs`` at them; on one host it is TAGS."""
+def test_tuned_cutoffs_hold_on_other_seeds_and_the_central_first_stage_is_best() -> None:
+    """Chosen on ``TUNING_SEEDS``, the cutoffs hold on development seeds: in the preset's regime (shorter
+    episodes) stealing at the tuned rung beats it at TAGS-slowdown's rung by more than 5%, and the central
+    first stage at its tuned rung beats tuned stealing on each of 8 seeds. Given explicit cutoffs a tuned rule
+    searches nothing and equals its rule at them; on one host both are TAGS."""
     kwargs = dict(PRESET_REGIME, n_arrivals=20_000)
     seeds = range(8)
-    tuned = evaluate_fast(ENV_ID, "tags-cs-tuned", seeds, **kwargs).values("mean_slowdown")
+    cs_tuned = evaluate_fast(ENV_ID, "tags-cs-tuned", seeds, **kwargs).values("mean_slowdown")
     stolen = evaluate_fast(ENV_ID, "tags-slowdown-cs", seeds, **kwargs).values("mean_slowdown")
-    assert tuned.mean() < 0.95 * stolen.mean()
-    given = TagsCycleStealingTuned(cutoffs=[500.0])
-    np.testing.assert_array_equal(
-        evaluate_fast(ENV_ID, given, range(3), **kwargs).values("mean_slowdown"),
-        evaluate_fast(ENV_ID, TagsSlowdownCycleStealing(cutoffs=[500.0]), range(3), **kwargs).values("mean_slowdown"),
-    )
+    cq_tuned = evaluate_fast(ENV_ID, "tags-cq-tuned", seeds, **kwargs).values("mean_slowdown")
+    assert cs_tuned.mean() < 0.95 * stolen.mean()
+    assert (cq_tuned < cs_tuned).all()
     one = dict(kwargs, n_hosts=1, n_arrivals=2_000)
-    np.testing.assert_array_equal(
-        evaluate_fast(ENV_ID, "tags-cs-tuned", seeds, **one).values("mean_slowdown"),
-        evaluate_fast(ENV_ID, "tags-slowdown", seeds, **one).values("mean_slowdown"),
-    )
+    plain = evaluate_fast(ENV_ID, "tags-slowdown", seeds, **one).values("mean_slowdown")
+    for tuned in TUNED:
+        given = evaluate_fast(ENV_ID, tuned(cutoffs=[500.0]), range(3), **kwargs).values("mean_slowdown")
+        rule = evaluate_fast(ENV_ID, tuned.rule(cutoffs=[500.0]), range(3), **kwargs).values("mean_slowdown")
+        np.testing.assert_array_equal(given, rule)
+        np.testing.assert_array_equal(evaluate_fast(ENV_ID, tuned.name, seeds, **one).values("mean_slowdown"), plain)
 
 
 def test_memory_stays_flat_over_a_long_episode() -> None:
