@@ -309,8 +309,10 @@ def search_rungs(
     inner: DispatchEnv, rule: type[Tags], start: list[int], seeds: tuple[int, ...] = TUNING_SEEDS
 ) -> list[int]:
     """Ladder indices of the h - 1 cutoffs of the TAGS ``rule`` on ``inner``'s scenario, by coordinate descent
-    from ``start`` (``TunedCutoffs``): the lowest mean total objective over ``seeds``."""
+    from ``start`` (``TunedCutoffs``): the lowest mean total objective over ``seeds`` (the first seed only
+    when the env replays a fixed job list, whose episodes are all the same)."""
     run = families.resolve(f"{families.of_env(ENV_ID).fast_path}:run")
+    seeds = seeds[:1] if inner.jobs is not None else seeds
     n_finite = int(np.isfinite(inner.time_limits).sum())
     costs: dict[tuple[int, ...], float] = {}
 

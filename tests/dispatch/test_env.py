@@ -330,6 +330,27 @@ def test_tuned_cutoffs_on_three_hosts_stop_where_no_single_cutoff_move_helps(tun
             assert here <= _total_objective(env, tuned.rule, list(env.time_limits[[a, b]]))
 
 
+@pytest.mark.parametrize("tuned", TUNED)
+def test_tuned_cutoffs_on_a_fixed_job_list_are_its_best_rung(tuned: type[TunedCutoffs]) -> None:
+    """A replayed job list has one episode: the tuned rung is the one whose replay has the least total objective."""
+    rng = np.random.default_rng(3)
+    jobs = list(zip(np.cumsum(rng.exponential(2.0, 300)), BoundedPareto(0.5, 200.0, 1.1).sample(rng, 300), strict=True))
+    ladder = [1.0, 3.0, 10.0, 30.0]
+    policy = tuned()
+    policy.reset(DispatchEnv(jobs=jobs, time_limits=ladder))
+
+    def total(cutoff: float) -> float:
+        return (
+            -evaluate(ENV_ID, tuned.rule(cutoffs=[cutoff]), [0], jobs=jobs, time_limits=ladder)
+            .episodes[0]
+            .episode_return
+        )
+
+    totals = {cutoff: total(cutoff) for cutoff in ladder}
+    assert policy.cutoffs[0] == min(totals, key=totals.__getitem__)
+    assert len(set(totals.values())) == len(ladder)  # the rungs differ: the choice is not a tie
+
+
 def test_tuned_cutoffs_hold_on_other_seeds_and_the_central_first_stage_is_best() -> None:
     """Chosen on ``TUNING_SEEDS``, the cutoffs hold on development seeds: in the preset's regime (shorter
     episodes) stealing at the tuned rung beats it at TAGS-slowdown's rung by more than 5%, and the central
