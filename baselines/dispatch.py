@@ -279,13 +279,15 @@ class TunedCutoffs(Tags):
 
     def reset(self, env: gym.Env) -> None:
         inner = _env(env)
-        super().reset(env)  # the analysis's rungs: the search's start (or the requested cutoffs)
         if self.requested is not None or inner.n_hosts == 1:
+            super().reset(env)
             return
         key = (self.rule, *_scenario_key(inner))
         if key not in _TUNED:
-            _TUNED[key] = search_rungs(inner, self.rule, self.limit_indices[:-1])
-        self.limit_indices = [*_TUNED[key], self.limit_indices[-1]]
+            start = TagsSlowdown()  # the analysis's rungs for this scenario, whatever this policy played before
+            start.reset(inner)
+            _TUNED[key] = search_rungs(inner, self.rule, start.limit_indices[:-1])
+        self.limit_indices = [*_TUNED[key], inner.time_limits.size - 1]
         self.cutoffs = inner.time_limits[self.limit_indices[:-1]]
 
 

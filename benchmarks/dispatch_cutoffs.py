@@ -31,7 +31,6 @@ from baselines.dispatch import (
     TagsCycleStealingTuned,
     TagsSlowdown,
     TagsSlowdownCycleStealing,
-    TunedCutoffs,
 )
 from schedenv.dispatch.env import DispatchEnv
 from schedenv.dispatch.preset import BENCHMARK_HORIZON, BENCHMARK_KWARGS
@@ -71,18 +70,17 @@ def cutoff_table(kwargs: dict[str, Any], n_seeds: int) -> list[tuple[float, ...]
     ]
 
 
+def chosen_rung(kwargs: dict[str, Any], rule: type[Tags]) -> float:
+    """The first cutoff that ``rule`` chooses for ``Dispatch-v0(**kwargs)`` at its reset (a tuned rule: on its
+    tuning seeds)."""
+    policy = rule()
+    policy.reset(DispatchEnv(**kwargs))
+    return float(policy.cutoffs[0])
+
+
 def analysis_rung(kwargs: dict[str, Any]) -> float:
     """TAGS-slowdown's cutoff (the appendix's analysis) as placed on ``Dispatch-v0(**kwargs)``'s ladder."""
-    policy = TagsSlowdown()
-    policy.reset(DispatchEnv(**kwargs))
-    return float(policy.cutoffs[0])
-
-
-def tuned_rung(kwargs: dict[str, Any], tuned: type[TunedCutoffs]) -> float:
-    """The cutoff the tuned rule ``tuned`` chooses for ``Dispatch-v0(**kwargs)`` (on its tuning seeds)."""
-    policy = tuned()
-    policy.reset(DispatchEnv(**kwargs))
-    return float(policy.cutoffs[0])
+    return chosen_rung(kwargs, TagsSlowdown)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     for position, label in enumerate(RULES, start=1):
         rungs[f"best {label}"] = min(rows, key=lambda row: row[position])[0]
     for tuned in (TagsCycleStealingTuned, TagsCentralQueueTuned):
-        rungs[tuned.name] = tuned_rung(kwargs, tuned)
+        rungs[tuned.name] = chosen_rung(kwargs, tuned)
     print(f"Load {args.load:g}, {args.n_arrivals:,} arrivals, development seeds 0..{args.seeds - 1}; mean slowdown")
     print("as a ratio to TAGS-slowdown (its cutoff from the analysis).\n")
     print(f"| cutoff | {' | '.join(RULES)} | |")
