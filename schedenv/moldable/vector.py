@@ -19,7 +19,8 @@ Actions are a (B,) integer array of the single env's ``Discrete`` actions (flat,
 ``invalid_action`` says (fallback, penalty; "raise" raises ``ValueError`` naming the copies and
 changes nothing); ``info["invalid_action"]`` says which copies fell back. A value outside the
 action space raises in every mode. ``action_masks()`` gives the (B, n) int8 masks (what MaskablePPO
-reads), all ones for a copy whose episode has just ended; ``info["action_mask"]`` the same.
+reads), all ones for a copy whose episode has just ended; a step's ``info["action_mask"]`` is the same
+array (written once per state).
 
 Autoreset, partial resets, seeding, ``final_obs`` / ``final_info`` and ``call`` / ``get_attr`` are
 :class:`schedenv.vector.NativeVectorEnv`'s, the same in every family (the contract: the architecture
@@ -128,9 +129,20 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
         self._stats = np.zeros((b, 8))
         self._rewards, self._invalid = np.zeros(b), np.zeros(b, dtype=np.bool_)
         self._status = np.zeros(b, dtype=np.int64)
+        self._masks: np.ndarray | None = None
+        """``action_masks()`` of the current state once written (None: not yet, or the state has changed)."""
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``."""
+        """(num_envs, n) int8: each copy's mask, as the single env's ``action_masks()``.
+
+        Written once per state (4 MB at B = 1024 with the defaults): this step's ``info["action_mask"]`` and
+        every call until the next step or reset return that same array, a new one at every step."""
+        if self._masks is None:
+            self._masks = self._write_masks()
+        return self._masks
+
+    def _write_masks(self) -> np.ndarray:
+        """A new array of every copy's mask of the current state (``action_masks``)."""
         if self._ranked:
             return self._candidate_mask.copy()
         if self._factored:  # written off each copy's state, not reduced from its flat mask
@@ -189,6 +201,7 @@ class MoldableVectorEnv(NativeVectorEnv[MoldableEnv]):
 
     def _run(self, rows: np.ndarray, actions: np.ndarray) -> None:
         """Step (or start, with ``ADVANCE``) the copies ``rows``; grow the queue while some copy needs it."""
+        self._masks = None
         step_rows(rows, actions, self._penalty, *self._kernel_arrays())
         while True:
             waiting = rows[self._status[rows] == NEED_QUEUE]

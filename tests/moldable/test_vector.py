@@ -133,6 +133,26 @@ def test_equals_the_sync_vector_env(kwargs: dict[str, Any], mode: AutoresetMode)
         assert most_queued > initial_queue_rows(90)
 
 
+@pytest.mark.parametrize("action_mode", ["flat", "factored", "ranked"])
+def test_masks_are_written_once_per_state(action_mode: str) -> None:
+    """A step's ``info["action_mask"]`` is the array ``action_masks()`` returns until the next step or reset;
+    each step gives a new array, equal to the state's masks written afresh."""
+    venv = MoldableVectorEnv(3, action_mode=action_mode, n_procs=8, n_jobs=10, max_jobs=3)
+    _, info = venv.reset(seed=5)
+    np.testing.assert_array_equal(info["action_mask"], venv.action_masks())
+    kept = []
+    for step in range(30):
+        masks = venv.action_masks()
+        assert venv.action_masks() is masks and (step == 0 or masks is info["action_mask"])
+        np.testing.assert_array_equal(masks, venv._write_masks())
+        kept.append((masks, masks.copy()))
+        actions = masks.argmax(axis=1) if action_mode != "factored" else np.zeros((3, 2), dtype=np.int64)
+        _, _, _, _, info = venv.step(actions)
+        assert info["action_mask"] is not masks
+    assert all(np.array_equal(masks, copy) for masks, copy in kept)  # a later step changes no earlier array
+    assert len({masks.tobytes() for masks, _ in kept}) > 5
+
+
 @pytest.mark.parametrize("kwargs", [CONFIGS[0], CONFIGS[1], CONFIGS[3]], ids=["cirne", "tables", "queue-grows"])
 def test_factored_masks_are_the_flat_masks_reduced(kwargs: dict[str, Any]) -> None:
     """The kernel writes the factored masks off each copy's state: ``factored_mask`` of the flat masks, in
