@@ -39,3 +39,23 @@ def test_changelog_has_a_section_for_this_version() -> None:
     text = (ROOT / "CHANGELOG.md").read_text()
     versions = re.findall(r"^## \[([^\]]+)\]", text, flags=re.M)
     assert versions[0] == "Unreleased" and _project("version") in versions
+
+
+OUTSIDE_DOCUMENTS = re.compile(r"\b(?:DESIGN|STYLE|ONE-ENGINE-SKETCH)(?:\.md|\s*§)")
+"""Citations of the founders' planning documents, which are not in the repository: no user can follow them."""
+
+
+def test_nothing_cites_a_document_outside_the_repository() -> None:
+    """Code, tests, configs and docs cite docs/ pages or paper sections only (docs/architecture.md)."""
+    suffixes = {".py", ".md", ".yaml", ".yml", ".toml", ".cfg", ".txt"}
+    folders = ("schedenv", "baselines", "agents", "benchmarks", "tests", "docs", "examples")
+    files = [ROOT / name for name in ("README.md", "CHANGELOG.md", "Makefile", "pyproject.toml", "mkdocs.yml")]
+    files += [path for folder in folders for path in (ROOT / folder).rglob("*") if path.suffix in suffixes]
+    citing = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in files
+        if path.is_file() and path != Path(__file__)
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if OUTSIDE_DOCUMENTS.search(line)
+    ]
+    assert len(files) > 300 and not citing, citing

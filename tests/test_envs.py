@@ -1,4 +1,4 @@
-"""Conformance of every registered env id (Gymnasium's own env tests, STYLE.md).
+"""Conformance of every registered env id (Gymnasium's own env tests; docs/interop/gymnasium.md).
 
 Rollouts use the family's paper policy, whose actions are valid by construction, so that every
 check covers real decision epochs rather than only the first observation.
@@ -38,7 +38,8 @@ class RespectMask(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     """Replace a masked action by the first valid one.
 
     Gymnasium's checker samples actions without masks, while our envs refuse masked actions
-    (DESIGN §8); everything else the checker tests passes through unchanged.
+    under invalid_action="raise" (docs/envs/index.md, "Masks and invalid_action"); everything else
+    the checker tests passes through unchanged.
     """
 
     def __init__(self, env: gym.Env) -> None:
@@ -86,7 +87,7 @@ def test_observations_stay_inside_the_space(env_id: str) -> None:
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_rewards_are_never_positive(env_id: str) -> None:
-    # Reward is minus an accrued nonnegative objective (DESIGN §3).
+    # Reward is minus an accrued nonnegative objective (docs/envs/index.md, "Rewards and returns").
     assert all(reward <= 0.0 for _, reward, _ in rollout(gym.make(env_id), seed=4))
 
 

@@ -130,6 +130,44 @@ def _counts_to_scan(row, m):
     return np.int64(min(float(m), math.floor(last_rising) + 1.0))
 
 
+SCAN_MARGIN = 1.0 + 256.0 * 2.0**-52
+"""``scan_counts`` stops once a runtime exceeds the least one after it by this factor (see there)."""
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def scan_counts(row, m, tables):
+    """(fastest runtime, the first count that takes it, n_min: the first count with a finite runtime, 0 if
+    none) of the queued job ``row`` over the counts 1 .. ``_counts_to_scan`` (larger counts repeat the last
+    runtime: neither faster nor first): exactly what a scan of every count in increasing order finds.
+
+    A Downey job (A >= 1, sigma and L finite) is scanned from the last count down, and only while the runtimes
+    stay within ``SCAN_MARGIN`` of the least one seen: its exact runtime L / S(n) never increases with n
+    (S is continuous and non-decreasing, HRF §2.2), and ``runtime`` computes it to within about 10 rounding
+    errors (2^-52 each), so once a count's runtime exceeds the least one after it by 256 of them, every
+    smaller count's runtime exceeds that least one too: none of them is the fastest or the first to take it.
+    Its n_min is 1 (T(1) = L). Usually two or three counts are evaluated instead of up to m
+    (``tests/moldable/test_fast_core.py`` compares both scans on adversarial parameters)."""
+    last = _counts_to_scan(row, m)
+    downey = np.int64(row[Q_TABLE]) < 0 and row[Q_A] >= 1.0
+    if downey and 0.0 <= row[Q_SIGMA] < np.inf and 0.0 < row[Q_L] < np.inf:
+        fastest, fastest_count = np.inf, 0
+        for count in range(last, 0, -1):
+            value = runtime(row, count, tables)
+            if value <= fastest:
+                fastest, fastest_count = value, count
+            elif value > fastest * SCAN_MARGIN:
+                break
+        return fastest, fastest_count, 1
+    fastest, fastest_count, n_min = np.inf, 0, 0
+    for k in range(last):
+        value = runtime(row, k + 1, tables)
+        if value < fastest:
+            fastest, fastest_count = value, k + 1
+        if n_min == 0 and value < np.inf:
+            n_min = k + 1
+    return fastest, fastest_count, n_min
+
+
 @numba.njit(cache=True)
 def runtime_rows(queue, tables, m):
     """T(1) .. T(m) of every row of ``queue`` (rows), ``inf`` where a count is not allowed."""
@@ -165,13 +203,7 @@ def _arrive_due(ints, floats, queue, arrivals_f, arrivals_i, tables):
             row[Q_ALL_COUNTS] = np.isfinite(tables[table]).all()
         else:  # a Downey job runs on every count: T(n) = L / S(n) <= L, as S(1) = 1 and S never decreases
             row[Q_ALL_COUNTS] = 1.0
-        fastest, fastest_count, n_min = np.inf, 0, 0
-        for k in range(_counts_to_scan(row, m)):  # larger counts repeat the last runtime: neither faster nor first
-            value = runtime(row, k + 1, tables)
-            if value < fastest:
-                fastest, fastest_count = value, k + 1
-            if n_min == 0 and value < np.inf:
-                n_min = k + 1
+        fastest, fastest_count, n_min = scan_counts(row, m, tables)
         row[Q_JOB] = arrivals_i[p, A_JOB]
         row[Q_SUBMIT] = arrivals_f[p, A_TIME]
         row[Q_SIZE] = arrivals_f[p, A_SIZE]

@@ -1,4 +1,5 @@
-"""The env's compiled core equals the pure simulator step by step (STYLE.md: fast paths against the reference).
+"""The env's compiled core equals the pure simulator step by step (docs/architecture.md:
+"Simulator, env, baseline, fast path").
 
 ``DispatchEnv`` runs ``FastCore`` (the numba kernels); ``ReferenceCore`` runs ``DispatchSim`` and builds the
 observation in Python. Both are driven with the same decisions, chosen to exercise kills, the central

@@ -1,6 +1,7 @@
 """Simulation against queueing theory (statistical tolerances stated per test; seeds fixed).
 
-Kept apart from the seeded golden numbers in ``test_env.py`` (STYLE.md, the Ciw way).
+Kept apart from the seeded golden numbers in ``test_env.py`` (docs/architecture.md:
+"Simulator, env, baseline, fast path").
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Every element of Malleable-v0's Box is a legal action (DESIGN §3), and RL libraries run on the defaults."""
+"""Every element of Malleable-v0's Box is a legal action (docs/envs/index.md, "Masks and invalid_action"),
+and RL libraries run on the defaults."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Conservation invariants under arbitrary allocations (hypothesis), DESIGN §8."""
+"""Conservation invariants under arbitrary allocations (hypothesis), docs/architecture.md, "The property suite"."""
 
 from __future__ import annotations
 

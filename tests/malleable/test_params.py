@@ -66,7 +66,7 @@ def test_p_range_draws_p_per_episode_from_the_seed() -> None:
         inner = env.unwrapped
         p = inner.params.speedup.p
         assert 0.2 <= p < 0.9 and observation[-4] == np.float32(p)
-        # The online arrival rate follows the episode's p: lambda = load s(N) / E[X] (DESIGN §4).
+        # The online arrival rate follows the episode's p: lambda = load s(N) / E[X] (docs/envs/malleable.md).
         assert inner.arrival_process.rate == pytest.approx(0.8 * 1000.0**p / Pareto(1.5).mean, rel=1e-12)
         twin_observation, _ = twin.reset(seed=seed)
         np.testing.assert_array_equal(twin_observation, observation)

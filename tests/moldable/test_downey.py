@@ -1,4 +1,4 @@
-"""Downey's speedup model (DESIGN §4; Downey 1997) as used by the HRF paper (§2.2)."""
+"""Downey's speedup model (docs/envs/moldable.md; Downey 1997) as used by the HRF paper (§2.2)."""
 
 from __future__ import annotations
 

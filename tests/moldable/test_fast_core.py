@@ -1,4 +1,5 @@
-"""The compiled env core equals the reference core (pure simulator) step by step (STYLE.md, gymnax)."""
+"""The compiled env core equals the reference core (pure simulator) step by step
+(docs/architecture.md: "Simulator, env, baseline, fast path")."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedenv.moldable import MoldableEnv
 from schedenv.moldable.core import ReferenceCore
@@ -14,18 +17,25 @@ from schedenv.moldable.fast import FastCore
 from schedenv.moldable.kernel import (
     A_JOB,
     NEXT_ARRIVAL,
+    Q_A,
     Q_AT_COUNT,
+    Q_COLUMNS,
     Q_FASTEST,
     Q_FASTEST_COUNT,
     Q_JOB,
+    Q_L,
     Q_LOG_AT_COUNT,
     Q_N_MIN,
+    Q_SIGMA,
+    Q_TABLE,
     QUEUE_START,
     R_BY_END,
     R_END,
     checked_action,
     fallback_action,
     log1p_float32,
+    runtime_rows,
+    scan_counts,
 )
 from schedenv.moldable.workload import CirneWorkload, MoldableJobSet, downey_jobs, parse_jobs
 
@@ -117,6 +127,69 @@ def test_runtime_rows_and_features_equal_the_job_sets_exactly() -> None:
     np.testing.assert_array_equal(a.queue_runtime, b.queue_runtime)
     np.testing.assert_array_equal(a.queue_n_min, b.queue_n_min)
     assert a.queue_runtime.shape == (n, m)
+
+
+def forward_scan(L: float, A: float, sigma: float, m: int) -> tuple[float, int, int]:
+    """(fastest, its first count, n_min) of a Downey job found as the kernel first did: every count up to
+    ``_counts_to_scan``'s bound in increasing order (the runtimes of all m counts, ``runtime_rows``)."""
+    row = np.zeros((1, Q_COLUMNS))
+    row[0, Q_TABLE], row[0, Q_L], row[0, Q_A], row[0, Q_SIGMA] = -1.0, L, A, sigma
+    last_rising = max(A, 2.0 * A - 1.0) if sigma <= 1.0 else A + A * sigma - sigma
+    last = int(min(float(m), math.floor(last_rising) + 1.0))
+    runtimes = runtime_rows(row, np.zeros((0, m)), m)[0, :last]
+    finite = np.flatnonzero(runtimes < np.inf)
+    first = int(np.argmin(runtimes))  # numpy's argmin: the first of equal minima, as the strict < scan
+    return float(runtimes[first]), first + 1, int(finite[0]) + 1 if finite.size else 0
+
+
+def downward_scan(L: float, A: float, sigma: float, m: int) -> tuple[float, int, int]:
+    row = np.zeros(Q_COLUMNS)
+    row[Q_TABLE], row[Q_L], row[Q_A], row[Q_SIGMA] = -1.0, L, A, sigma
+    fastest, count, n_min = scan_counts(row, m, np.zeros((0, m)))
+    return float(fastest), int(count), int(n_min)
+
+
+# parameters where the computed runtimes are flat to a few rounding errors (sigma near 0, the ends of the
+# rising branches, A at and near integers) or at the ends of their ranges
+EDGE_SIGMAS = [
+    0.0,
+    1e-300,
+    1e-17,
+    1e-16,
+    3e-16,
+    1e-15,
+    1e-13,
+    1e-9,
+    0.5,
+    1.0 - 2**-53,
+    1.0,
+    1.0 + 2**-52,
+    2.0,
+    1e3,
+    1e100,
+]
+EDGE_AS = [1.0, 1.0 + 2**-52, 1.5, 2.0, 7.0 - 1e-13, 7.0, 7.0 + 1e-13, 31.5, 64.0, 64.5, 127.0, 1e5, 1e100]
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 64, 128, 1000])
+def test_the_downward_scan_finds_what_the_forward_scan_finds(m: int) -> None:
+    """``scan_counts`` (from the last count down, stopping early) gives the fastest runtime, its first count
+    and n_min of the scan over every count, bit for bit, on parameters where runtimes are flat to rounding."""
+    for sigma in EDGE_SIGMAS:
+        for A in EDGE_AS:
+            for L in (1e-100, 1.0, 12345.678, 1e100):
+                assert downward_scan(L, A, sigma, m) == forward_scan(L, A, sigma, m), (L, A, sigma, m)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    L=st.floats(1e-6, 1e12),
+    A=st.one_of(st.floats(1.0, 300.0), st.integers(1, 300).map(float)),
+    sigma=st.one_of(st.floats(0.0, 3.0), st.floats(0.0, 1e-12), st.sampled_from([0.0, 1.0, 2.0])),
+    m=st.sampled_from([1, 5, 64, 128, 256]),
+)
+def test_the_downward_scan_equals_the_forward_scan_on_random_jobs(L: float, A: float, sigma: float, m: int) -> None:
+    assert downward_scan(L, A, sigma, m) == forward_scan(L, A, sigma, m)
 
 
 def test_fast_core_refuses_what_does_not_fit_and_changes_nothing() -> None:

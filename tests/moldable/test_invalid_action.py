@@ -1,5 +1,6 @@
 """Masked actions (``invalid_action``): the fallback rule, penalties, the returns, and off-the-shelf
-agents on the default env (DESIGN §3: every element of the action space is a legal argument)."""
+agents on the default env (docs/envs/index.md, "Masks and invalid_action": every element of the
+action space is a legal argument)."""
 
 from __future__ import annotations
 

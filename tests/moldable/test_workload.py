@@ -1,4 +1,4 @@
-"""Job sets, the Cirne-style generator and SWF traces (HRF paper §6.1.2; DESIGN §4)."""
+"""Job sets, the Cirne-style generator and SWF traces (HRF paper §6.1.2; docs/envs/moldable.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The env's compiled core equals the pure simulator step by step (STYLE.md, gymnax).
+"""The env's compiled core equals the pure simulator step by step (docs/architecture.md:
+"Simulator, env, baseline, fast path").
 
 ``Reference`` is the env's logic written on the specification: ``sim.advance``, the numpy packings
 of ``packing.py``, a stable argsort for the window and the observation table of the env's
