@@ -294,9 +294,11 @@ def training_section(reference_steps: int, rollouts: int) -> dict[str, dict[str,
     The reference is what a new user writes: ``PPO("MlpPolicy", gym.make(env_id, **kwargs), n_steps=512,
     batch_size=64)`` (SB3's other defaults), timed over ``reference_steps`` after a 512-step warm-up.
     ``schedenv train`` runs the family's shipped config (its algorithm, extractor, ``n_envs`` copies of
-    the native batched env, VecNormalize, checkpoints) for ``rollouts`` rollouts after a one-rollout
-    warm-up (numba and torch compiled), end to end: ``TrainResult.seconds`` is the wall time of
-    ``learn``, updates and checkpoints included. Both use one torch thread.
+    the native batched env, VecNormalize) for ``rollouts`` rollouts after a one-rollout warm-up (numba
+    and torch compiled), timed over its rollouts and updates (``TrainResult.phases``, the end-to-end
+    section's "learning only"): the first reset of ``learn``, which draws every copy's whole episode
+    (7 s for Dispatch's 512 copies of 200,000 arrivals), and the checkpoints are a run's start-up and
+    saves, which the end-to-end section counts. Both use one torch thread.
 
     Each family is also timed with ``THROUGHPUT`` settings (the shipped config with 256 copies, 32
     steps per copy, 4 epochs of 2048-sample minibatches, and the reference's network: the flat MLP
@@ -347,10 +349,11 @@ THROUGHPUT: dict[str, Any] = {
 def _train_rate(config: Any, rollouts: int) -> float:
     """Samples/s of ``agents.train.train`` over ``rollouts`` rollouts of ``config``, after a one-rollout warm-up.
 
-    Learning only (``TrainResult.seconds``), so the config's warm start, which that figure leaves out, is not
-    run: it changes the policy's weights, not the cost of a rollout or an update (Dispatch's clone of a
-    208,000-decision episode took a minute per call). Nor is a ``warm_start_kl`` anchor, which needs the clone:
-    its forward pass in each minibatch is counted by the end-to-end section only."""
+    Learning only (the rollout and update phases of ``TrainResult.phases``), so the config's warm start, which
+    that figure leaves out, is not run: it changes the policy's weights, not the cost of a rollout or an
+    update (Dispatch's clone of a 208,000-decision episode took a minute per call). Nor is a ``warm_start_kl``
+    anchor, which needs the clone: its forward pass in each minibatch is counted by the end-to-end section
+    only."""
     import tempfile
 
     from agents.train import train
@@ -360,7 +363,7 @@ def _train_rate(config: Any, rollouts: int) -> float:
     with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):  # train's config tables
         train(dataclasses.replace(config, timesteps=rollout, eval_episodes=1), f"{folder}/warm")
         result = train(dataclasses.replace(config, timesteps=rollout * rollouts, eval_episodes=1), f"{folder}/timed")
-    return result.model.num_timesteps / result.seconds
+    return result.model.num_timesteps / (result.phases["rollout"] + result.phases["update"])
 
 
 def _sb3_reference(config: Any, steps: int) -> float:
