@@ -395,3 +395,31 @@ def test_a_revenue_that_falls_to_a_tie_yields_to_the_earlier_job() -> None:
     kernel._hrf_turn(core._ints, queue, tables, 1.0, 0.9, 1, turn_of, count_of, np.zeros((kernel.WORK_ROWS, 2)), False)
     assert count_of.tolist() == [2, 2] and turn_of.tolist() == [1, 1]
     assert env.candidate(0) == (0, 2)  # HRF-EASY starts the head on its 2
+
+
+@pytest.mark.parametrize("kwargs", SCENARIOS, ids=IDS)
+def test_each_candidates_log_runtime_is_its_definition(kwargs: dict[str, Any]) -> None:
+    """Feature 5 of a start candidate is float32(log1p(T(procs) / time_scale)) of its window job, 0 where T is
+    inf, whether the kernel computes it or reads the fastest count's from the queue row."""
+    env = gym.make(ENV, action_mode="ranked", **kwargs)
+    inner: MoldableEnv = env.unwrapped  # type: ignore[assignment]
+    rng = np.random.default_rng(7)
+    checked = one_processor = 0
+    observation, info = env.reset(seed=2)
+    done = False
+    while not done:
+        state = inner.state
+        rows = observation[: CANDIDATE_FEATURES * inner.n_slots].reshape(-1, CANDIDATE_FEATURES)
+        for k in range(inner.n_slots):
+            pair = inner.candidate(k)
+            if pair is None or pair[1] == 0:
+                continue
+            slot, procs = pair
+            at = state.queue_runtime[slot, procs - 1]
+            want = np.float32(math.log1p(at / inner.time_scale)) if at < np.inf else np.float32(0.0)
+            assert rows[k, 5] == want, (k, slot, procs)
+            checked += 1
+            one_processor += procs == 1
+        allowed = np.flatnonzero(info["action_mask"])
+        observation, _, done, _, info = env.step(int(rng.choice(allowed)))
+    assert checked > 100 and ("jobs" in kwargs or one_processor > 10)
