@@ -83,16 +83,27 @@ def analysis_rung(kwargs: dict[str, Any]) -> float:
     return chosen_rung(kwargs, TagsSlowdown)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, default=100, help="development-test seeds 0 .. N-1 (default 100)")
+def preset_parser(description: str, seeds: int) -> argparse.ArgumentParser:
+    """A parser with the preset's options: ``--seeds`` (development-test seeds 0 .. N-1, ``seeds`` by
+    default), ``--n-arrivals`` and ``--load`` (``parse_preset`` reads them)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--seeds", type=int, default=seeds, help=f"development-test seeds 0 .. N-1 (default {seeds})")
     horizon = f"arrivals per episode (default {BENCHMARK_HORIZON:,}, the preset's)"
     parser.add_argument("--n-arrivals", type=int, default=BENCHMARK_HORIZON, help=horizon)
     parser.add_argument("--load", type=float, default=float(BENCHMARK_KWARGS["load"]), help="system load")
+    return parser
+
+
+def parse_preset(parser: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace, dict[str, Any]]:
+    """The arguments of ``preset_parser``'s ``parser`` (``--seeds`` checked) and the env arguments they give."""
     args = parser.parse_args(argv)
     if not 1 <= args.seeds <= len(DEVELOPMENT_TEST_SEEDS):
         parser.error(f"--seeds {args.seeds} is not allowed; give 1 .. {len(DEVELOPMENT_TEST_SEEDS)} development seeds")
-    kwargs = preset_kwargs(args.n_arrivals, args.load)
+    return args, preset_kwargs(args.n_arrivals, args.load)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, kwargs = parse_preset(preset_parser(__doc__.split("\n\n")[0], seeds=100), argv)
     rows = cutoff_table(kwargs, args.seeds)
     rungs = {"analysis": analysis_rung(kwargs)}
     for position, label in enumerate(RULES, start=1):

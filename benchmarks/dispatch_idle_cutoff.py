@@ -17,18 +17,15 @@ is not a registered baseline.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
-from dispatch_cutoffs import chosen_rung, preset_kwargs
+from dispatch_cutoffs import chosen_rung, parse_preset, preset_parser
 
-from agents.protocol import DEVELOPMENT_TEST_SEEDS
 from baselines.dispatch import TagsCentralQueue, TagsCentralQueueTuned
 from schedenv.dispatch.env import DispatchEnv
-from schedenv.dispatch.preset import BENCHMARK_HORIZON, BENCHMARK_KWARGS
 from schedenv.evaluation import evaluate
 from schedenv.fastpath import evaluate_fast
 from schedenv.stats import mean_interval
@@ -82,22 +79,15 @@ def idle_cutoff_rows(kwargs: dict[str, Any], n_seeds: int, below: list[int]) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, default=20, help="development-test seeds 0 .. N-1 (default 20)")
-    horizon = f"arrivals per episode (default {BENCHMARK_HORIZON:,}, the preset's)"
-    parser.add_argument("--n-arrivals", type=int, default=BENCHMARK_HORIZON, help=horizon)
-    parser.add_argument("--load", type=float, default=float(BENCHMARK_KWARGS["load"]), help="system load")
+    parser = preset_parser(__doc__.split("\n\n")[0], seeds=20)
     parser.add_argument(
         "--below", default="1,2,3", help="rungs below the tuned one for an idle long-job host (default 1,2,3)"
     )
-    args = parser.parse_args(argv)
-    if not 1 <= args.seeds <= len(DEVELOPMENT_TEST_SEEDS):
-        parser.error(f"--seeds {args.seeds} is not allowed; give 1 .. {len(DEVELOPMENT_TEST_SEEDS)} development seeds")
+    args, kwargs = parse_preset(parser, argv)
     try:
         below = [int(step) for step in args.below.split(",")]
     except ValueError:
         parser.error(f"--below {args.below!r} is not allowed; give comma-separated integers, e.g. 1,2,3")
-    kwargs = preset_kwargs(args.n_arrivals, args.load)
     try:
         rows = idle_cutoff_rows(kwargs, args.seeds, below)
     except ValueError as error:
