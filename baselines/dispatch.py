@@ -172,6 +172,32 @@ class Tags(Policy):
         attempt = len(inner.pending_job.hosts)
         return np.int64(inner.encode_action(attempt, self.limit_indices[attempt]))
 
+    @classmethod
+    def at_rungs(cls, time_limits: np.ndarray, rungs: tuple[int, ...]) -> Tags:
+        """The rule at the ladder indices ``rungs``, the coordinates that ``search_rungs`` moves: here the h - 1
+        cutoffs."""
+        return cls(cutoffs=time_limits[list(rungs)])
+
+    @classmethod
+    def rung_range(cls, position: int, rungs: tuple[int, ...], n_finite: int) -> range:
+        """The finite rungs that coordinate ``position`` of ``rungs`` may take with the others fixed: the cutoffs
+        stay strictly increasing."""
+        low = rungs[position - 1] + 1 if position > 0 else 0
+        high = rungs[position + 1] if position + 1 < len(rungs) else n_finite
+        return range(low, high)
+
+    @classmethod
+    def search_start(cls, inner: DispatchEnv) -> list[int]:
+        """Where ``search_rungs`` starts on ``inner``'s scenario: TAGS-slowdown's rungs (the analysis's)."""
+        start = TagsSlowdown()  # whatever this policy played before
+        start.reset(inner)
+        return start.limit_indices[:-1]
+
+    def play_rungs(self, time_limits: np.ndarray, rungs: list[int]) -> None:
+        """Play the ladder indices ``rungs`` (``at_rungs``'s coordinates) from now on."""
+        self.limit_indices = [*rungs, time_limits.size - 1]
+        self.cutoffs = time_limits[self.limit_indices[:-1]]
+
 
 class TagsSlowdown(Tags):
     """TAGS-opt-slowdown (§4): cutoffs minimising the analysis's mean slowdown."""
@@ -266,12 +292,13 @@ class TunedCutoffs(Tags):
 
     TAGS-slowdown's cutoffs come from the appendix's analysis of TAGS alone. Under a rule that lets idle
     later hosts take new jobs, host 0 sheds work, so a later cutoff loses less to kills
-    (docs/baselines/dispatch.md, "Cutoffs for cycle stealing"). The search (``search_rungs``) starts at
-    TAGS-slowdown's rungs and moves one cutoff at a time to the best rung of the env's ladder that keeps
-    them increasing, until no move lowers the mean total objective (minus the return) over ``TUNING_SEEDS``
-    on the env's scenario; every rung sees the same episodes. The episodes run on the family's compiled
-    fast path, which the baselines reach through the family registry at run time (as the envs reach it for
-    ``reference``, docs/envs/index.md). Given ``cutoffs``, it plays those and searches nothing.
+    (docs/baselines/dispatch.md, "Cutoffs for cycle stealing"). The search (``search_rungs``) starts at the
+    rule's ``search_start`` (TAGS-slowdown's rungs) and moves one coordinate at a time to the best rung of
+    the env's ladder that the rule allows (``rung_range``: cutoffs kept increasing), until no move lowers
+    the mean total objective (minus the return) over ``TUNING_SEEDS`` on the env's scenario; every rung sees
+    the same episodes. The episodes run on the family's compiled fast path, which the baselines reach through
+    the family registry at run time (as the envs reach it for ``reference``, docs/envs/index.md). Given
+    ``cutoffs``, it plays those and searches nothing.
     """
 
     rule: ClassVar[type[Tags]]
@@ -284,11 +311,8 @@ class TunedCutoffs(Tags):
             return
         key = (self.rule, *_scenario_key(inner))
         if key not in _TUNED:
-            start = TagsSlowdown()  # the analysis's rungs for this scenario, whatever this policy played before
-            start.reset(inner)
-            _TUNED[key] = search_rungs(inner, self.rule, start.limit_indices[:-1])
-        self.limit_indices = [*_TUNED[key], inner.time_limits.size - 1]
-        self.cutoffs = inner.time_limits[self.limit_indices[:-1]]
+            _TUNED[key] = search_rungs(inner, self.rule, self.rule.search_start(inner))
+        self.play_rungs(inner.time_limits, _TUNED[key])
 
 
 class TagsCycleStealingTuned(TunedCutoffs, TagsSlowdownCycleStealing):
@@ -307,12 +331,85 @@ class TagsCentralQueueTuned(TunedCutoffs, TagsCentralQueue):
     rule: ClassVar[type[Tags]] = TagsCentralQueue
 
 
+class TagsCentralQueueIdle(TagsCentralQueue):
+    """TAGS with a central first stage (``TagsCentralQueue``) whose new job's limit depends on the long-job host
+    (not in the TAGS paper): while the last host idles with nothing queued there, a new job joins the central
+    queue with ``idle_cutoff`` as its limit, otherwise with the first cutoff; a killed job goes on as in TAGS.
+
+    An idle long-job host takes a new job from the central queue only when host 0 is busy (hosts serve their
+    own queue first), and one that the lower limit kills restarts on it at once while host 0 turns to the
+    next short job (docs/baselines/dispatch.md, "Cutoffs for cycle stealing"). Without ``idle_cutoff`` (and
+    on one host) both limits are the first cutoff: the rule is then ``TagsCentralQueue``. ``idle_cutoff`` is
+    placed on the env's ladder at the nearest finite limit in log scale, as the cutoffs are.
+    Registered at cutoffs chosen for it: ``tags-cq-idle-tuned``.
+    """
+
+    name: ClassVar[str] = "tags-cq-idle"
+
+    def __init__(self, cutoffs: Any = None, idle_cutoff: float | None = None) -> None:
+        super().__init__(cutoffs)
+        self.requested_idle = idle_cutoff
+        self.idle_index = 0
+        self.idle_cutoff = math.inf
+        """The idle host's first cutoff played since the last ``reset`` (ladder index ``idle_index``)."""
+
+    def reset(self, env: gym.Env) -> None:
+        inner = _env(env)
+        super().reset(env)
+        self.idle_index = self.limit_indices[0]
+        if self.requested_idle is not None and inner.n_hosts > 1:
+            self.idle_index = place_on_ladder([self.requested_idle], inner.time_limits)[0]
+        self.idle_cutoff = float(inner.time_limits[self.idle_index])
+
+    def act(self, observation: Any, env: gym.Env) -> np.int64:
+        inner = _env(env)
+        if inner.pending_job.hosts:
+            return super().act(observation, env)
+        state, last = inner.state, inner.n_hosts - 1
+        idle = not state.busy[last] and state.queue_length[last] == 0
+        return np.int64(inner.encode_action(inner.central, self.idle_index if idle else self.limit_indices[0]))
+
+    @classmethod
+    def at_rungs(cls, time_limits: np.ndarray, rungs: tuple[int, ...]) -> Tags:
+        """The rule at ladder indices ``rungs``: the h - 1 cutoffs, then the idle host's first cutoff."""
+        return cls(cutoffs=time_limits[list(rungs[:-1])], idle_cutoff=float(time_limits[rungs[-1]]))
+
+    @classmethod
+    def rung_range(cls, position: int, rungs: tuple[int, ...], n_finite: int) -> range:
+        """The cutoffs stay strictly increasing; the idle host's first cutoff may take any finite rung."""
+        if position == len(rungs) - 1:
+            return range(n_finite)
+        return super().rung_range(position, rungs[:-1], n_finite)
+
+    @classmethod
+    def search_start(cls, inner: DispatchEnv) -> list[int]:
+        """``tags-cq-tuned``'s rungs, with the idle host's first cutoff at its first: the search can only improve
+        on ``tags-cq-tuned`` over ``TUNING_SEEDS``."""
+        tuned = TagsCentralQueueTuned()
+        tuned.reset(inner)
+        return [*tuned.limit_indices[:-1], tuned.limit_indices[0]]
+
+    def play_rungs(self, time_limits: np.ndarray, rungs: list[int]) -> None:
+        super().play_rungs(time_limits, rungs[:-1])
+        self.idle_index = rungs[-1]
+        self.idle_cutoff = float(time_limits[self.idle_index])
+
+
+class TagsCentralQueueIdleTuned(TunedCutoffs, TagsCentralQueueIdle):
+    """``TagsCentralQueueIdle`` at its cutoffs and idle-host cutoff chosen together by simulation
+    (``TunedCutoffs``, starting from ``tags-cq-tuned``'s; not in the TAGS paper)."""
+
+    name: ClassVar[str] = "tags-cq-idle-tuned"
+    rule: ClassVar[type[Tags]] = TagsCentralQueueIdle
+
+
 def search_rungs(
     inner: DispatchEnv, rule: type[Tags], start: list[int], seeds: tuple[int, ...] = TUNING_SEEDS
 ) -> list[int]:
-    """Ladder indices of the h - 1 cutoffs of the TAGS ``rule`` on ``inner``'s scenario, by coordinate descent
-    from ``start`` (``TunedCutoffs``): the lowest mean total objective over ``seeds`` (the first seed only
-    when the env replays a fixed job list, whose episodes are all the same)."""
+    """Ladder indices of the TAGS ``rule``'s search coordinates (``Tags.at_rungs``: the h - 1 cutoffs, and more
+    for a rule with more) on ``inner``'s scenario, by coordinate descent from ``start`` (``TunedCutoffs``): the
+    lowest mean total objective over ``seeds`` (the first seed only when the env replays a fixed job list,
+    whose episodes are all the same)."""
     run = families.resolve(f"{families.of_env(ENV_ID).fast_path}:run")
     seeds = seeds[:1] if inner.jobs is not None else seeds
     n_finite = int(np.isfinite(inner.time_limits).sum())
@@ -320,7 +417,7 @@ def search_rungs(
 
     def cost(indices: tuple[int, ...]) -> float:
         if indices not in costs:
-            policy = rule(cutoffs=inner.time_limits[list(indices)])
+            policy = rule.at_rungs(inner.time_limits, indices)
             costs[indices] = -float(np.mean([run(inner, policy, seed).episode_return for seed in seeds]))
         return costs[indices]
 
@@ -328,9 +425,8 @@ def search_rungs(
     while True:
         current = best
         for position in range(len(best)):
-            low = best[position - 1] + 1 if position > 0 else 0
-            high = best[position + 1] if position + 1 < len(best) else n_finite
-            moves = [(*best[:position], rung, *best[position + 1 :]) for rung in range(low, high)]
+            rungs = rule.rung_range(position, best, n_finite)
+            moves = [(*best[:position], rung, *best[position + 1 :]) for rung in rungs]
             best = min(moves, key=lambda indices: (cost(indices), indices != best))
         if best == current:
             return list(best)
@@ -370,4 +466,5 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     "tags-slowdown-cs": TagsSlowdownCycleStealing,
     "tags-cs-tuned": TagsCycleStealingTuned,
     "tags-cq-tuned": TagsCentralQueueTuned,
+    "tags-cq-idle-tuned": TagsCentralQueueIdleTuned,
 }

@@ -2,59 +2,40 @@
 
     python benchmarks/dispatch_idle_cutoff.py                          # 20 development seeds, the preset's episodes
     python benchmarks/dispatch_idle_cutoff.py --seeds 4 --n-arrivals 20000
+    python benchmarks/dispatch_idle_cutoff.py --seeds 60 --below 1 --loads 0.3,0.5,0.7   # the registered rule
 
-``tags-cq-tuned`` gives every new job one first cutoff, the rung its search chose. ``IdleHostCutoff``
-gives a new job a lower rung while the last (long-job) host idles with nothing queued, and that rung
-otherwise: a job killed at the lower cutoff then restarts at once on the idle host, while host 0 turns
-to the next short job. For each lower rung of ``--below`` (steps down the env's ladder from the tuned
-rung) it plays the preset's env (``schedenv.dispatch.preset``, with ``--n-arrivals`` and ``--load`` over
-it) on development-test seeds 0 .. ``--seeds`` - 1 through the evaluation loop, and prints its mean
-slowdown against ``tags-cq-tuned``'s on the same seeds (compiled fast path): the ratio of means, the mean
+``tags-cq-tuned`` gives every new job one first cutoff, the rung its search chose. ``TagsCentralQueueIdle``
+(``baselines.dispatch``) gives a new job a lower rung while the last (long-job) host idles with nothing
+queued, and that rung otherwise: a job killed at the lower cutoff then restarts at once on the idle host,
+while host 0 turns to the next short job. For each lower rung of ``--below`` (steps down the env's ladder
+from the tuned rung) it plays the preset's env (``schedenv.dispatch.preset``, with ``--n-arrivals`` and
+``--load`` over it) on development-test seeds 0 .. ``--seeds`` - 1 on the compiled fast path, and prints
+its mean slowdown against ``tags-cq-tuned``'s on the same seeds: the ratio of means, the mean
 per-seed ratio with its 95% interval (Student t over seeds) and the seeds it wins. Prints only: nothing
-is written. An open lead for agents (docs/baselines/dispatch.md, "Cutoffs for cycle stealing"): the rule
-is not a registered baseline.
+is written. The registered ``tags-cq-idle-tuned`` chooses both rungs on ``TUNING_SEEDS`` instead
+(docs/baselines/dispatch.md, "tags-cq-idle-tuned"); a second table plays it at each load of ``--loads``
+(the same seeds and arrivals) beside ``tags-cq-tuned``.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any, ClassVar
+from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from dispatch_cutoffs import chosen_rung, parse_preset, preset_parser
+from dispatch_cutoffs import chosen_rung, parse_preset, preset_kwargs, preset_parser
 
-from baselines.dispatch import TagsCentralQueue, TagsCentralQueueTuned
+from baselines.dispatch import TagsCentralQueueIdle, TagsCentralQueueIdleTuned, TagsCentralQueueTuned
 from schedenv.dispatch.env import DispatchEnv
-from schedenv.evaluation import evaluate
 from schedenv.fastpath import evaluate_fast
 from schedenv.stats import mean_interval
 
 ENV_ID = "schedenv/Dispatch-v0"
 
 
-class IdleHostCutoff(TagsCentralQueue):
-    """``TagsCentralQueue`` whose new job's limit is the ladder's ``idle_index`` rung while the last host is
-    idle with nothing queued there, else its ``busy_index`` rung; killed jobs go on as in TAGS."""
-
-    name: ClassVar[str] = "tags-cq-idle-cutoff"
-
-    def __init__(self, idle_index: int, busy_index: int) -> None:
-        super().__init__()
-        self.idle_index, self.busy_index = idle_index, busy_index
-
-    def act(self, observation: Any, env: gym.Env) -> np.int64:
-        inner: DispatchEnv = env.unwrapped  # type: ignore[assignment]
-        if inner.pending_job.hosts:
-            return super().act(observation, env)
-        state, last = inner.state, inner.n_hosts - 1
-        idle = not state.busy[last] and state.queue_length[last] == 0
-        return np.int64(inner.encode_action(inner.central, self.idle_index if idle else self.busy_index))
-
-
 def idle_cutoff_rows(kwargs: dict[str, Any], n_seeds: int, below: list[int]) -> list[tuple[Any, ...]]:
     """Per step down the ladder: (idle cutoff, busy cutoff, ratio of means, per-seed ratio interval, wins) of
-    ``IdleHostCutoff`` against ``tags-cq-tuned`` on development seeds 0 .. ``n_seeds`` - 1."""
+    ``TagsCentralQueueIdle`` against ``tags-cq-tuned`` on development seeds 0 .. ``n_seeds`` - 1."""
     seeds = range(n_seeds)
     ladder = DispatchEnv(**kwargs).time_limits
     tuned = int(np.flatnonzero(ladder == chosen_rung(kwargs, TagsCentralQueueTuned))[0])
@@ -63,8 +44,8 @@ def idle_cutoff_rows(kwargs: dict[str, Any], n_seeds: int, below: list[int]) -> 
     for step in below:
         if not 0 <= step <= tuned:
             raise ValueError(f"--below {step} is not allowed here: the tuned rung is ladder index {tuned}")
-        policy = IdleHostCutoff(tuned - step, tuned)
-        values = evaluate(ENV_ID, policy, seeds=seeds, **kwargs).values("mean_slowdown")
+        policy = TagsCentralQueueIdle(cutoffs=ladder[[tuned]], idle_cutoff=float(ladder[tuned - step]))
+        values = evaluate_fast(ENV_ID, policy, seeds, **kwargs).values("mean_slowdown")
         ratios = values / reference
         rows.append(
             (
@@ -78,16 +59,45 @@ def idle_cutoff_rows(kwargs: dict[str, Any], n_seeds: int, below: list[int]) -> 
     return rows
 
 
+def registered_rows(n_arrivals: int, loads: list[float], n_seeds: int) -> list[tuple[Any, ...]]:
+    """Per load: (load, cutoff, idle-host cutoff, tags-cq-tuned / TAGS-slowdown, tags-cq-idle-tuned / TAGS-slowdown,
+    tags-cq-idle-tuned / tags-cq-tuned, seeds won) on development seeds 0 .. ``n_seeds`` - 1, the registered rule
+    at the rungs it chose on ``TUNING_SEEDS`` for that load's scenario."""
+    seeds = range(n_seeds)
+    rows = []
+    for load in loads:
+        kwargs = preset_kwargs(n_arrivals, load)
+        chosen = TagsCentralQueueIdleTuned()
+        chosen.reset(DispatchEnv(**kwargs))
+        paper, tuned, idle = (
+            evaluate_fast(ENV_ID, name, seeds, **kwargs).values("mean_slowdown")
+            for name in ("tags-slowdown", "tags-cq-tuned", "tags-cq-idle-tuned")
+        )
+        cutoff, idle_cutoff = float(chosen.cutoffs[0]), chosen.idle_cutoff
+        ratios = (tuned.mean() / paper.mean(), idle.mean() / paper.mean(), idle.mean() / tuned.mean())
+        rows.append((load, cutoff, idle_cutoff, *(float(r) for r in ratios), int((idle < tuned).sum())))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = preset_parser(__doc__.split("\n\n")[0], seeds=20)
     parser.add_argument(
         "--below", default="1,2,3", help="rungs below the tuned one for an idle long-job host (default 1,2,3)"
+    )
+    parser.add_argument(
+        "--loads", default="0.3,0.5,0.7", help="loads of the registered rule's table (default 0.3,0.5,0.7)"
     )
     args, kwargs = parse_preset(parser, argv)
     try:
         below = [int(step) for step in args.below.split(",")]
     except ValueError:
         parser.error(f"--below {args.below!r} is not allowed; give comma-separated integers, e.g. 1,2,3")
+    try:
+        loads = [float(load) for load in args.loads.split(",")]
+    except ValueError:
+        parser.error(f"--loads {args.loads!r} is not allowed; give comma-separated loads in (0, 1), e.g. 0.3,0.5")
+    if not all(0 < load < 1 for load in loads):
+        parser.error(f"--loads {args.loads!r} is not allowed; every load must lie in (0, 1)")
     try:
         rows = idle_cutoff_rows(kwargs, args.seeds, below)
     except ValueError as error:
@@ -99,6 +109,16 @@ def main(argv: list[str] | None = None) -> int:
     for idle, busy, ratio, per_seed, wins in rows:
         interval = f"{per_seed.mean:.4f} ± {per_seed.ci95:.4f}"
         print(f"| {idle:,.1f} | {busy:,.1f} | {ratio:.4f} | {interval} | {wins} / {args.seeds} |")
+    print(
+        f"\nThe registered tags-cq-idle-tuned at the rungs it chose on its tuning seeds; {args.n_arrivals:,} arrivals,"
+    )
+    print(f"development seeds 0..{args.seeds - 1}; mean slowdown as ratios of means.\n")
+    columns = ["load", "cutoff", "cutoff, long-job host idle", "tags-cq-tuned / TAGS-slowdown"]
+    columns += ["tags-cq-idle-tuned / TAGS-slowdown", "tags-cq-idle-tuned / tags-cq-tuned", "seeds won"]
+    print(f"| {' | '.join(columns)} |\n|{'---|' * len(columns)}")
+    for load, cutoff, idle, tuned, registered, ratio, wins in registered_rows(args.n_arrivals, loads, args.seeds):
+        cells = f"{load:g} | {cutoff:,.1f} | {idle:,.1f} | {tuned:.4f} | {registered:.4f} | {ratio:.4f}"
+        print(f"| {cells} | {wins} / {args.seeds} |")
     return 0
 
 

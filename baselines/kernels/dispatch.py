@@ -3,10 +3,10 @@
 
 ``decide`` gives the (destination, limit index) that Central-Queue, Random, Round-Robin,
 Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS (Harchol-Balter, J. ACM 2002, §1-§4), and
-TAGS with cycle stealing (``tags-slowdown-cs``, ``tags-cs-tuned``, ``tags-cq-tuned``), choose for the pending job;
-``schedenv.fastpath.dispatch`` fuses it with the compiled event core. The Python policies stay the
-specification (``tests/perf`` compares completion times). Compiled without numba's
-runtime, as the core is (``NO_NRT``: no allocation here).
+TAGS with cycle stealing (``tags-slowdown-cs``, ``tags-cs-tuned``, ``tags-cq-tuned``,
+``tags-cq-idle-tuned``), choose for the pending job; ``schedenv.fastpath.dispatch`` fuses it with the
+compiled event core. The Python policies stay the specification (``tests/perf`` compares completion
+times). Compiled without numba's runtime, as the core is (``NO_NRT``: no allocation here).
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ import numpy as np
 from baselines import dispatch as rules
 from schedenv.dispatch.kernel import COUNTER, JOB_ID, LENGTH, NO_NRT, RUNS, SIZE, TIME, bisect_left, host_work
 
-CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS, TAGS_CS, TAGS_CQ = range(9)
+CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS, TAGS_CS, TAGS_CQ, TAGS_CQ_IDLE = range(10)
 """Policy codes of ``decide`` (``baselines/dispatch.py``)."""
 
-TAGS_RULES = (TAGS, TAGS_CS, TAGS_CQ)
-"""Policy codes that play TAGS's ladder indices per attempt (``tags_limits``)."""
+TAGS_RULES = (TAGS, TAGS_CS, TAGS_CQ, TAGS_CQ_IDLE)
+"""Policy codes that play TAGS's ladder indices per attempt (``tags_limits``; TAGS_CQ_IDLE's has the idle
+long-job host's first rung after them)."""
 
 SIZE_AWARE = (LEAST_WORK, SITA_E)
 """Policy codes that read job sizes (the env needs ``size_known=True`` for them)."""
@@ -43,6 +44,8 @@ _CODES: dict[type, int] = {
     rules.TagsCycleStealingTuned: TAGS_CS,
     rules.TagsCentralQueue: TAGS_CQ,
     rules.TagsCentralQueueTuned: TAGS_CQ,
+    rules.TagsCentralQueueIdle: TAGS_CQ_IDLE,
+    rules.TagsCentralQueueIdleTuned: TAGS_CQ_IDLE,
 }
 
 
@@ -63,7 +66,7 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
     """The (destination, limit index) of baseline ``policy`` for the pending ``slot`` (``baselines/dispatch.py``).
 
     ``choices`` are RANDOM's pre-drawn hosts of the chunk's jobs; ``cutoffs`` SITA-E's size cutoffs;
-    ``tags_limits`` TAGS's ladder index per attempt (``TAGS_RULES``).
+    ``tags_limits`` TAGS's ladder index per attempt (``TAGS_RULES``), then TAGS_CQ_IDLE's idle-host rung.
     """
     n_hosts = hi.size
     last = n_limits - 1
@@ -80,6 +83,9 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
         attempt = ji[slot, RUNS]
         if attempt == 0 and policy == TAGS_CQ:
             return n_hosts, tags_limits[0]
+        if attempt == 0 and policy == TAGS_CQ_IDLE:
+            long_idle = hi[n_hosts - 1] < 0 and qs[LENGTH, n_hosts - 1] == 0
+            return n_hosts, tags_limits[n_hosts] if long_idle else tags_limits[0]
         if policy == TAGS_CS and attempt == 0 and hi[0] >= 0 and _steals(hi, qs):
             return n_hosts - 1, last
         return attempt, tags_limits[attempt]

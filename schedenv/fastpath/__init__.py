@@ -26,7 +26,7 @@ Covered: Malleable-v0 with s(k) = k^p (either ``allocation`` mode; no ``p_range`
 equi, srpt, rs, hell, hell-waterfill and knee;
 Dispatch-v0 for central-queue, random, round-robin, shortest-queue, least-work-remaining and sita-e
 (these two with ``size_known=True``), tags-slowdown, tags-waiting, tags-fair, tags-slowdown-cs,
-tags-cs-tuned and tags-cq-tuned;
+tags-cs-tuned, tags-cq-tuned and tags-cq-idle-tuned;
 Moldable-v0 (every configuration) for hrf-fcfs, hrf-easy, rigid-fcfs and rigid-easy.
 """
 

@@ -27,7 +27,16 @@ import numba
 import numpy as np
 from gymnasium.utils import seeding
 
-from baselines.kernels.dispatch import LEAST_WORK, RANDOM, SITA_E, SIZE_AWARE, TAGS_RULES, decide, policy_code
+from baselines.kernels.dispatch import (
+    LEAST_WORK,
+    RANDOM,
+    SITA_E,
+    SIZE_AWARE,
+    TAGS_CQ_IDLE,
+    TAGS_RULES,
+    decide,
+    policy_code,
+)
 from schedenv.dispatch.kernel import (
     ACCRUED,
     CHUNK_END,
@@ -125,14 +134,16 @@ def _chunks(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tuple[
 
 
 def _policy_arrays(code: int, policy: Any, inner: Any) -> tuple[np.ndarray, np.ndarray]:
-    """SITA-E's cutoffs and TAGS's ladder indices per attempt, from the policy's own ``reset``."""
+    """SITA-E's cutoffs and TAGS's ladder indices per attempt (then the idle-host rung of TAGS_CQ_IDLE), from the
+    policy's own ``reset``."""
     cutoffs, tags_limits = np.empty(0), np.empty(0, dtype=np.int64)
     if code in (LEAST_WORK, SITA_E, *TAGS_RULES):
         policy.reset(inner)
     if code == SITA_E:
         cutoffs = np.asarray(policy.cutoffs, dtype=np.float64)
     elif code in TAGS_RULES:
-        tags_limits = np.asarray(policy.limit_indices, dtype=np.int64)
+        idle = [policy.idle_index] if code == TAGS_CQ_IDLE else []
+        tags_limits = np.asarray([*policy.limit_indices, *idle], dtype=np.int64)
     return cutoffs, tags_limits
 
 
