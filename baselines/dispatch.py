@@ -402,6 +402,14 @@ class TagsCentralQueueIdleTuned(TunedCutoffs, TagsCentralQueueIdle):
     name: ClassVar[str] = "tags-cq-idle-tuned"
     rule: ClassVar[type[Tags]] = TagsCentralQueueIdle
 
+    def __init__(self, cutoffs: Any = None, idle_cutoff: float | None = None) -> None:
+        if idle_cutoff is not None and cutoffs is None:
+            raise ValueError(
+                f"idle_cutoff={idle_cutoff!r} without cutoffs is not allowed for {self.name!r}: give both to play"
+                " them, or neither to search both"
+            )
+        super().__init__(cutoffs, idle_cutoff)
+
 
 def search_rungs(
     inner: DispatchEnv, rule: type[Tags], start: list[int], seeds: tuple[int, ...] = TUNING_SEEDS

@@ -134,3 +134,17 @@ def test_given_cutoffs_are_played_and_nothing_is_searched(given: dict) -> None:
     tuned = evaluate_fast(ENV_ID, TagsCentralQueueIdleTuned(**given), range(3), **kwargs).values("mean_slowdown")
     rule = evaluate_fast(ENV_ID, TagsCentralQueueIdle(**given), range(3), **kwargs).values("mean_slowdown")
     np.testing.assert_array_equal(tuned, rule)
+
+
+def test_an_idle_cutoff_alone_is_refused_by_the_tuned_rule() -> None:
+    """The search would replace it: given alone, it is refused, naming the value; the rule itself plays it beside
+    the analysis's cutoffs."""
+    with pytest.raises(ValueError, match=r"idle_cutoff=100.0 without cutoffs is not allowed for 'tags-cq-idle-tuned'"):
+        TagsCentralQueueIdleTuned(idle_cutoff=100.0)
+    env = DispatchEnv(n_arrivals=1_000, **PRESET_REGIME)
+    policy = TagsCentralQueueIdle(idle_cutoff=1000.0)
+    policy.reset(env)
+    analysis = TagsCentralQueue()
+    analysis.reset(env)
+    assert policy.limit_indices == analysis.limit_indices and policy.idle_cutoff == env.time_limits[policy.idle_index]
+    assert abs(np.log(policy.idle_cutoff / 1000.0)) <= np.log(10) / 8  # the nearest rung, 4 a decade
