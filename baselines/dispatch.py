@@ -412,32 +412,59 @@ class TagsCentralQueueIdleTuned(TunedCutoffs, TagsCentralQueueIdle):
 
 
 def search_rungs(
-    inner: DispatchEnv, rule: type[Tags], start: list[int], seeds: tuple[int, ...] = TUNING_SEEDS
+    inner: DispatchEnv,
+    rule: type[Tags],
+    start: list[int],
+    seeds: tuple[int, ...] = TUNING_SEEDS,
+    exhaustive: bool = False,
 ) -> list[int]:
     """Ladder indices of the TAGS ``rule``'s search coordinates (``Tags.at_rungs``: the h - 1 cutoffs, and more
     for a rule with more) on ``inner``'s scenario, by coordinate descent from ``start`` (``TunedCutoffs``): the
     lowest mean total objective over ``seeds`` (the first seed only when the env replays a fixed job list,
-    whose episodes are all the same)."""
+    whose episodes are all the same).
+
+    A move's episodes stop once it cannot be the lowest: an episode's total objective is never negative, so
+    when the totals of a move's first seeds already exceed ``len(seeds)`` times the lowest mean found among the
+    moves of its coordinate (by more than ``PRUNE_MARGIN``, far above the rounding of 20 sums), its own mean
+    exceeds that one too. Every move that can win is played on every seed, so the result is the exhaustive
+    coordinate descent's, rung for rung (``tests/dispatch/test_search_pruning.py``), in a fraction of the
+    episodes: most rungs lose by far within a seed or two. ``exhaustive`` plays every move on every seed (the
+    reference that the test compares the stops with)."""
     run = families.resolve(f"{families.of_env(ENV_ID).fast_path}:run")
     seeds = seeds[:1] if inner.jobs is not None else seeds
     n_finite = int(np.isfinite(inner.time_limits).sum())
-    costs: dict[tuple[int, ...], float] = {}
+    totals: dict[tuple[int, ...], list[float]] = {}  # the totals played so far, seed by seed
 
-    def cost(indices: tuple[int, ...]) -> float:
-        if indices not in costs:
-            policy = rule.at_rungs(inner.time_limits, indices)
-            costs[indices] = -float(np.mean([run(inner, policy, seed).episode_return for seed in seeds]))
-        return costs[indices]
+    def cost(indices: tuple[int, ...], bound: float) -> float:
+        """The mean total objective at ``indices``, or inf once it is sure to exceed ``bound``."""
+        bound = math.inf if exhaustive else bound
+        played = totals.setdefault(indices, [])
+        policy = rule.at_rungs(inner.time_limits, indices)
+        while len(played) < len(seeds):
+            if sum(played) > bound * len(seeds) * (1.0 + PRUNE_MARGIN) and min(played) >= 0.0:
+                return math.inf
+            played.append(-float(run(inner, policy, seeds[len(played)]).episode_return))
+        return float(np.mean(played))
 
     best = tuple(start)
     while True:
         current = best
         for position in range(len(best)):
-            rungs = rule.rung_range(position, best, n_finite)
-            moves = [(*best[:position], rung, *best[position + 1 :]) for rung in rungs]
-            best = min(moves, key=lambda indices: (cost(indices), indices != best))
+            moves = [
+                (*best[:position], rung, *best[position + 1 :]) for rung in rule.rung_range(position, best, n_finite)
+            ]
+            lowest = cost(best, math.inf) if best in moves else math.inf
+            keys = {}
+            for indices in moves:
+                keys[indices] = cost(indices, lowest)
+                lowest = min(lowest, keys[indices])
+            best = min(moves, key=lambda indices: (keys[indices], indices != best))
         if best == current:
             return list(best)
+
+
+PRUNE_MARGIN = 1e-9
+"""``search_rungs`` stops a move's episodes only when their totals exceed the bound by this relative margin."""
 
 
 def place_on_ladder(cutoffs: Any, time_limits: np.ndarray) -> list[int]:
