@@ -21,6 +21,7 @@ from schedenv import family as families
 from schedenv.analysis.queueing import sita_e_cutoffs
 from schedenv.analysis.tags import TagsObjective, tags_optimal_cutoffs
 from schedenv.dispatch.env import DispatchEnv
+from schedenv.validation import check_int
 
 ENV_ID = "schedenv/Dispatch-v0"
 REFERENCE = "tags-slowdown"
@@ -197,6 +198,11 @@ class Tags(Policy):
         """Play the ladder indices ``rungs`` (``at_rungs``'s coordinates) from now on."""
         self.limit_indices = [*rungs, time_limits.size - 1]
         self.cutoffs = time_limits[self.limit_indices[:-1]]
+
+    def kernel_rungs(self) -> list[int]:
+        """What the compiled rule reads after the ladder index per attempt (``baselines.kernels.dispatch``):
+        nothing for TAGS itself."""
+        return []
 
 
 class TagsSlowdown(Tags):
@@ -394,6 +400,10 @@ class TagsCentralQueueIdle(TagsCentralQueue):
         self.idle_index = rungs[-1]
         self.idle_cutoff = float(time_limits[self.idle_index])
 
+    def kernel_rungs(self) -> list[int]:
+        """The idle long-job host's first rung."""
+        return [self.idle_index]
+
 
 class TagsCentralQueueIdleTuned(TunedCutoffs, TagsCentralQueueIdle):
     """``TagsCentralQueueIdle`` at its cutoffs and idle-host cutoff chosen together by simulation
@@ -409,6 +419,117 @@ class TagsCentralQueueIdleTuned(TunedCutoffs, TagsCentralQueueIdle):
                 " them, or neither to search both"
             )
         super().__init__(cutoffs, idle_cutoff)
+
+
+class TagsCentralQueueCrowd(TagsCentralQueueIdle):
+    """``TagsCentralQueueIdle`` with a third first cutoff for a crowded central queue (not in the TAGS paper):
+    while the long-job host is busy (or has jobs queued) and at least ``crowd_threshold`` jobs wait in the
+    central queue, a new job joins it with ``crowd_cutoff`` as its limit; otherwise the rule is
+    ``TagsCentralQueueIdle``'s (the idle host's cutoff, else the first cutoff).
+
+    With the long-job host occupied, host 0 alone runs the first stage while the central queue holds jobs: a
+    lower limit bounds how long a job that is long after all holds the short ones behind it, at the cost of a
+    restart on the last host (docs/baselines/dispatch.md, "tags-cq-crowd-tuned"). Without ``crowd_cutoff`` the
+    rule is ``TagsCentralQueueIdle``. ``crowd_cutoff`` is placed on the env's ladder as the cutoffs are.
+    Registered at cutoffs and threshold chosen for it: ``tags-cq-crowd-tuned``.
+    """
+
+    name: ClassVar[str] = "tags-cq-crowd"
+
+    CROWD_THRESHOLDS: ClassVar[range] = range(1, 17)
+    """The thresholds the search may take: 1 to 16 jobs in the central queue."""
+
+    def __init__(
+        self,
+        cutoffs: Any = None,
+        idle_cutoff: float | None = None,
+        crowd_cutoff: float | None = None,
+        crowd_threshold: int = 8,
+    ) -> None:
+        super().__init__(cutoffs, idle_cutoff)
+        self.requested_crowd = crowd_cutoff
+        self.crowd_threshold = check_int("crowd_threshold", crowd_threshold)
+        self.crowd_index = 0
+        self.crowd_cutoff = math.inf
+        """The crowded central queue's first cutoff played since the last ``reset`` (ladder index ``crowd_index``)."""
+
+    def reset(self, env: gym.Env) -> None:
+        inner = _env(env)
+        super().reset(env)
+        self.crowd_index = self.limit_indices[0]
+        if self.requested_crowd is not None and inner.n_hosts > 1:
+            self.crowd_index = place_on_ladder([self.requested_crowd], inner.time_limits)[0]
+        self.crowd_cutoff = float(inner.time_limits[self.crowd_index])
+
+    def act(self, observation: Any, env: gym.Env) -> np.int64:
+        inner = _env(env)
+        if not inner.pending_job.hosts:
+            state, last = inner.state, inner.n_hosts - 1
+            idle = not state.busy[last] and state.queue_length[last] == 0
+            if not idle and state.central_length >= self.crowd_threshold:
+                return np.int64(inner.encode_action(inner.central, self.crowd_index))
+        return super().act(observation, env)
+
+    @classmethod
+    def at_rungs(cls, time_limits: np.ndarray, rungs: tuple[int, ...]) -> Tags:
+        """The rule at ``rungs``: the h - 1 cutoffs, the idle host's first cutoff, the crowded queue's first cutoff
+        (ladder indices), then the crowd threshold (a job count)."""
+        return cls(
+            cutoffs=time_limits[list(rungs[:-3])],
+            idle_cutoff=float(time_limits[rungs[-3]]),
+            crowd_cutoff=float(time_limits[rungs[-2]]),
+            crowd_threshold=int(rungs[-1]),
+        )
+
+    @classmethod
+    def rung_range(cls, position: int, rungs: tuple[int, ...], n_finite: int) -> range:
+        """The idle host's and crowded queue's first cutoffs may take any finite rung, the threshold
+        ``CROWD_THRESHOLDS``; the cutoffs stay strictly increasing."""
+        if position == len(rungs) - 1:
+            return cls.CROWD_THRESHOLDS
+        if position == len(rungs) - 2:
+            return range(n_finite)
+        return super().rung_range(position, rungs[:-2], n_finite)
+
+    @classmethod
+    def search_start(cls, inner: DispatchEnv) -> list[int]:
+        """``tags-cq-idle-tuned``'s rungs, the crowded queue's first cutoff at the first cutoff (the rule is then
+        ``tags-cq-idle-tuned`` whatever the threshold) and the threshold at 8: the search can only improve on
+        ``tags-cq-idle-tuned`` over ``TUNING_SEEDS``."""
+        tuned = TagsCentralQueueIdleTuned()
+        tuned.reset(inner)
+        return [*tuned.limit_indices[:-1], tuned.idle_index, tuned.limit_indices[0], 8]
+
+    def play_rungs(self, time_limits: np.ndarray, rungs: list[int]) -> None:
+        super().play_rungs(time_limits, rungs[:-2])
+        self.crowd_index, self.crowd_threshold = rungs[-2], rungs[-1]
+        self.crowd_cutoff = float(time_limits[self.crowd_index])
+
+    def kernel_rungs(self) -> list[int]:
+        """The idle long-job host's first rung, the crowded queue's, then the crowd threshold."""
+        return [self.idle_index, self.crowd_index, self.crowd_threshold]
+
+
+class TagsCentralQueueCrowdTuned(TunedCutoffs, TagsCentralQueueCrowd):
+    """``TagsCentralQueueCrowd`` at its cutoffs, idle-host and crowded-queue cutoffs and threshold chosen together
+    by simulation (``TunedCutoffs``, starting from ``tags-cq-idle-tuned``'s; not in the TAGS paper)."""
+
+    name: ClassVar[str] = "tags-cq-crowd-tuned"
+    rule: ClassVar[type[Tags]] = TagsCentralQueueCrowd
+
+    def __init__(
+        self,
+        cutoffs: Any = None,
+        idle_cutoff: float | None = None,
+        crowd_cutoff: float | None = None,
+        crowd_threshold: int = 8,
+    ) -> None:
+        if (idle_cutoff is not None or crowd_cutoff is not None) and cutoffs is None:
+            raise ValueError(
+                f"idle_cutoff={idle_cutoff!r} and crowd_cutoff={crowd_cutoff!r} without cutoffs are not allowed for "
+                f"{self.name!r}: give the cutoffs to play them, or none of them to search all"
+            )
+        super().__init__(cutoffs, idle_cutoff, crowd_cutoff, crowd_threshold)
 
 
 def search_rungs(
@@ -502,4 +623,5 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     "tags-cs-tuned": TagsCycleStealingTuned,
     "tags-cq-tuned": TagsCentralQueueTuned,
     "tags-cq-idle-tuned": TagsCentralQueueIdleTuned,
+    "tags-cq-crowd-tuned": TagsCentralQueueCrowdTuned,
 }

@@ -4,8 +4,8 @@
 ``decide`` gives the (destination, limit index) that Central-Queue, Random, Round-Robin,
 Shortest-Queue, Least-Work-Remaining, SITA-E and TAGS (Harchol-Balter, J. ACM 2002, §1-§4), and
 TAGS with cycle stealing (``tags-slowdown-cs``, ``tags-cs-tuned``, ``tags-cq-tuned``,
-``tags-cq-idle-tuned``), choose for the pending job; ``schedenv.fastpath.dispatch`` fuses it with the
-compiled event core. The Python policies stay the specification (``tests/perf`` compares completion
+``tags-cq-idle-tuned``, ``tags-cq-crowd-tuned``), choose for the pending job; ``schedenv.fastpath.dispatch``
+fuses it with the compiled event core. The Python policies stay the specification (``tests/perf`` compares completion
 times). Compiled without numba's runtime, as the core is (``NO_NRT``: no allocation here).
 """
 
@@ -20,11 +20,13 @@ from baselines import dispatch as rules
 from schedenv.dispatch.kernel import COUNTER, JOB_ID, LENGTH, NO_NRT, RUNS, SIZE, TIME, bisect_left, host_work
 
 CENTRAL_QUEUE, RANDOM, ROUND_ROBIN, SHORTEST_QUEUE, LEAST_WORK, SITA_E, TAGS, TAGS_CS, TAGS_CQ, TAGS_CQ_IDLE = range(10)
+TAGS_CQ_CROWD = 10
 """Policy codes of ``decide`` (``baselines/dispatch.py``)."""
 
-TAGS_RULES = (TAGS, TAGS_CS, TAGS_CQ, TAGS_CQ_IDLE)
-"""Policy codes that play TAGS's ladder indices per attempt (``tags_limits``; TAGS_CQ_IDLE's has the idle
-long-job host's first rung after them)."""
+TAGS_RULES = (TAGS, TAGS_CS, TAGS_CQ, TAGS_CQ_IDLE, TAGS_CQ_CROWD)
+"""Policy codes that play TAGS's ladder indices per attempt (``tags_limits``), followed by the rule's
+``kernel_rungs``: TAGS_CQ_IDLE's idle long-job host's first rung; TAGS_CQ_CROWD's, then the crowded central
+queue's first rung and the crowd threshold."""
 
 SIZE_AWARE = (LEAST_WORK, SITA_E)
 """Policy codes that read job sizes (the env needs ``size_known=True`` for them)."""
@@ -46,6 +48,8 @@ _CODES: dict[type, int] = {
     rules.TagsCentralQueueTuned: TAGS_CQ,
     rules.TagsCentralQueueIdle: TAGS_CQ_IDLE,
     rules.TagsCentralQueueIdleTuned: TAGS_CQ_IDLE,
+    rules.TagsCentralQueueCrowd: TAGS_CQ_CROWD,
+    rules.TagsCentralQueueCrowdTuned: TAGS_CQ_CROWD,
 }
 
 
@@ -66,7 +70,7 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
     """The (destination, limit index) of baseline ``policy`` for the pending ``slot`` (``baselines/dispatch.py``).
 
     ``choices`` are RANDOM's pre-drawn hosts of the chunk's jobs; ``cutoffs`` SITA-E's size cutoffs;
-    ``tags_limits`` TAGS's ladder index per attempt (``TAGS_RULES``), then TAGS_CQ_IDLE's idle-host rung.
+    ``tags_limits`` TAGS's ladder index per attempt, then the rule's ``kernel_rungs`` (``TAGS_RULES``).
     """
     n_hosts = hi.size
     last = n_limits - 1
@@ -83,9 +87,12 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
         attempt = ji[slot, RUNS]
         if attempt == 0 and policy == TAGS_CQ:
             return n_hosts, tags_limits[0]
-        if attempt == 0 and policy == TAGS_CQ_IDLE:
-            long_idle = hi[n_hosts - 1] < 0 and qs[LENGTH, n_hosts - 1] == 0
-            return n_hosts, tags_limits[n_hosts] if long_idle else tags_limits[0]
+        if attempt == 0 and policy in (TAGS_CQ_IDLE, TAGS_CQ_CROWD):
+            if hi[n_hosts - 1] < 0 and qs[LENGTH, n_hosts - 1] == 0:  # the long-job host idles
+                return n_hosts, tags_limits[n_hosts]
+            if policy == TAGS_CQ_CROWD and qs[LENGTH, n_hosts] >= tags_limits[n_hosts + 2]:  # a crowded queue
+                return n_hosts, tags_limits[n_hosts + 1]
+            return n_hosts, tags_limits[0]
         if policy == TAGS_CS and attempt == 0 and hi[0] >= 0 and _steals(hi, qs):
             return n_hosts - 1, last
         return attempt, tags_limits[attempt]

@@ -32,7 +32,6 @@ from baselines.kernels.dispatch import (
     RANDOM,
     SITA_E,
     SIZE_AWARE,
-    TAGS_CQ_IDLE,
     TAGS_RULES,
     decide,
     policy_code,
@@ -134,7 +133,7 @@ def _chunks(inner: Any, rng: np.random.Generator, chunk: int) -> Iterator[tuple[
 
 
 def _policy_arrays(code: int, policy: Any, inner: Any) -> tuple[np.ndarray, np.ndarray]:
-    """SITA-E's cutoffs and TAGS's ladder indices per attempt (then the idle-host rung of TAGS_CQ_IDLE), from the
+    """SITA-E's cutoffs and TAGS's ladder indices per attempt (then the rule's ``kernel_rungs``), from the
     policy's own ``reset``."""
     cutoffs, tags_limits = np.empty(0), np.empty(0, dtype=np.int64)
     if code in (LEAST_WORK, SITA_E, *TAGS_RULES):
@@ -142,8 +141,7 @@ def _policy_arrays(code: int, policy: Any, inner: Any) -> tuple[np.ndarray, np.n
     if code == SITA_E:
         cutoffs = np.asarray(policy.cutoffs, dtype=np.float64)
     elif code in TAGS_RULES:
-        idle = [policy.idle_index] if code == TAGS_CQ_IDLE else []
-        tags_limits = np.asarray([*policy.limit_indices, *idle], dtype=np.int64)
+        tags_limits = np.asarray([*policy.limit_indices, *policy.kernel_rungs()], dtype=np.int64)
     return cutoffs, tags_limits
 
 
