@@ -226,6 +226,12 @@ class TagsFair(Tags):
     objective: ClassVar[TagsObjective] = "fairness"
 
 
+def _long_host_idle(inner: DispatchEnv) -> bool:
+    """The last (long-job) host idles with nothing queued there."""
+    state, last = inner.state, inner.n_hosts - 1
+    return not state.busy[last] and state.queue_length[last] == 0
+
+
 class TagsSlowdownCycleStealing(TagsSlowdown):
     """TAGS-opt-slowdown with cycle stealing (not in the TAGS paper): a new job, whose first attempt TAGS
     sends to host 0 under the first cutoff, goes instead to the last host, to run to completion, when host
@@ -242,15 +248,9 @@ class TagsSlowdownCycleStealing(TagsSlowdown):
 
     def act(self, observation: Any, env: gym.Env) -> np.int64:
         inner = _env(env)
-        state, last = inner.state, inner.n_hosts - 1
-        if (
-            not inner.pending_job.hosts
-            and state.busy[0]
-            and not state.busy[last]
-            and state.queue_length[last] == 0
-            and state.central_length == 0
-        ):
-            return _run_to_completion(inner, last)
+        state = inner.state
+        if not inner.pending_job.hosts and state.busy[0] and _long_host_idle(inner) and state.central_length == 0:
+            return _run_to_completion(inner, inner.n_hosts - 1)
         return super().act(observation, env)
 
 
@@ -362,18 +362,23 @@ class TagsCentralQueueIdle(TagsCentralQueue):
     def reset(self, env: gym.Env) -> None:
         inner = _env(env)
         super().reset(env)
-        self.idle_index = self.limit_indices[0]
-        if self.requested_idle is not None and inner.n_hosts > 1:
-            self.idle_index = place_on_ladder([self.requested_idle], inner.time_limits)[0]
+        self.idle_index = self._placed(self.requested_idle, inner)
         self.idle_cutoff = float(inner.time_limits[self.idle_index])
 
     def act(self, observation: Any, env: gym.Env) -> np.int64:
         inner = _env(env)
         if inner.pending_job.hosts:
             return super().act(observation, env)
-        state, last = inner.state, inner.n_hosts - 1
-        idle = not state.busy[last] and state.queue_length[last] == 0
-        return np.int64(inner.encode_action(inner.central, self.idle_index if idle else self.limit_indices[0]))
+        return np.int64(
+            inner.encode_action(inner.central, self.idle_index if _long_host_idle(inner) else self.limit_indices[0])
+        )
+
+    def _placed(self, requested: float | None, inner: DispatchEnv) -> int:
+        """The ladder index of a ``requested`` first cutoff (``place_on_ladder``), or the first cutoff's when none is
+        requested or on one host."""
+        if requested is None or inner.n_hosts == 1:
+            return self.limit_indices[0]
+        return place_on_ladder([requested], inner.time_limits)[0]
 
     @classmethod
     def at_rungs(cls, time_limits: np.ndarray, rungs: tuple[int, ...]) -> Tags:
@@ -456,18 +461,14 @@ class TagsCentralQueueCrowd(TagsCentralQueueIdle):
     def reset(self, env: gym.Env) -> None:
         inner = _env(env)
         super().reset(env)
-        self.crowd_index = self.limit_indices[0]
-        if self.requested_crowd is not None and inner.n_hosts > 1:
-            self.crowd_index = place_on_ladder([self.requested_crowd], inner.time_limits)[0]
+        self.crowd_index = self._placed(self.requested_crowd, inner)
         self.crowd_cutoff = float(inner.time_limits[self.crowd_index])
 
     def act(self, observation: Any, env: gym.Env) -> np.int64:
         inner = _env(env)
-        if not inner.pending_job.hosts:
-            state, last = inner.state, inner.n_hosts - 1
-            idle = not state.busy[last] and state.queue_length[last] == 0
-            if not idle and state.central_length >= self.crowd_threshold:
-                return np.int64(inner.encode_action(inner.central, self.crowd_index))
+        crowded = inner.state.central_length >= self.crowd_threshold
+        if not inner.pending_job.hosts and crowded and not _long_host_idle(inner):
+            return np.int64(inner.encode_action(inner.central, self.crowd_index))
         return super().act(observation, env)
 
     @classmethod
