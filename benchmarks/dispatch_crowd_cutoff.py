@@ -19,14 +19,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from dispatch_cutoffs import parse_preset, preset_kwargs, preset_parser
+from dispatch_cutoffs import parse_loads, parse_preset, preset_parser, tuned_at_load
 
 from baselines.dispatch import TagsCentralQueueCrowdTuned
-from schedenv.dispatch.env import DispatchEnv
-from schedenv.fastpath import evaluate_fast
 from schedenv.stats import mean_interval
 
-ENV_ID = "schedenv/Dispatch-v0"
 COLUMNS = (
     "load",
     "cutoff",
@@ -44,16 +41,11 @@ COLUMNS = (
 def crowd_rows(n_arrivals: int, loads: list[float], n_seeds: int) -> list[tuple[Any, ...]]:
     """Per load, the row of ``COLUMNS`` (the per-seed ratio as a ``mean_interval``) on development seeds 0 ..
     ``n_seeds`` - 1, each tuned rule at the rungs it chose on ``TUNING_SEEDS`` for that load's scenario."""
-    seeds = range(n_seeds)
     rows = []
     for load in loads:
-        kwargs = preset_kwargs(n_arrivals, load)
-        chosen = TagsCentralQueueCrowdTuned()
-        chosen.reset(DispatchEnv(**kwargs))
-        paper, idle, crowd = (
-            evaluate_fast(ENV_ID, name, seeds, **kwargs).values("mean_slowdown")
-            for name in ("tags-slowdown", "tags-cq-idle-tuned", "tags-cq-crowd-tuned")
-        )
+        names = ("tags-slowdown", "tags-cq-idle-tuned", "tags-cq-crowd-tuned")
+        chosen, (paper, idle, crowd) = tuned_at_load(TagsCentralQueueCrowdTuned, names, n_arrivals, load, n_seeds)
+        assert isinstance(chosen, TagsCentralQueueCrowdTuned)
         rows.append(
             (
                 load,
@@ -75,12 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = preset_parser(__doc__.split("\n\n")[0], seeds=60)
     parser.add_argument("--loads", default="0.3,0.5,0.7", help="loads of the table (default 0.3,0.5,0.7)")
     args, _ = parse_preset(parser, argv)
-    try:
-        loads = [float(load) for load in args.loads.split(",")]
-    except ValueError:
-        parser.error(f"--loads {args.loads!r} is not allowed; give comma-separated loads in (0, 1), e.g. 0.3,0.5")
-    if not all(0 < load < 1 for load in loads):
-        parser.error(f"--loads {args.loads!r} is not allowed; every load must lie in (0, 1)")
+    loads = parse_loads(parser, args.loads)
     print(f"The preset's episodes with {args.n_arrivals:,} arrivals, development seeds 0..{args.seeds - 1}; mean")
     print("slowdown as ratios of means, each tuned rule at the rungs it chose on its tuning seeds.\n")
     print(f"| {' | '.join(COLUMNS)} |\n|{'---|' * len(COLUMNS)}")

@@ -83,6 +83,18 @@ def analysis_rung(kwargs: dict[str, Any]) -> float:
     return chosen_rung(kwargs, TagsSlowdown)
 
 
+def tuned_at_load(
+    rule: type[Tags], names: tuple[str, ...], n_arrivals: int, load: float, n_seeds: int
+) -> tuple[Tags, list[np.ndarray]]:
+    """The tuned ``rule`` at the rungs it chose for the preset's scenario at ``load`` (``n_arrivals`` per episode),
+    and the mean slowdowns of the baselines ``names`` there on development seeds 0 .. ``n_seeds`` - 1."""
+    kwargs = preset_kwargs(n_arrivals, load)
+    chosen = rule()
+    chosen.reset(DispatchEnv(**kwargs))
+    values = [evaluate_fast(ENV_ID, name, range(n_seeds), **kwargs).values("mean_slowdown") for name in names]
+    return chosen, values
+
+
 def preset_parser(description: str, seeds: int) -> argparse.ArgumentParser:
     """A parser with the preset's options: ``--seeds`` (development-test seeds 0 .. N-1, ``seeds`` by
     default), ``--n-arrivals`` and ``--load`` (``parse_preset`` reads them)."""
@@ -100,6 +112,17 @@ def parse_preset(parser: argparse.ArgumentParser, argv: list[str] | None) -> tup
     if not 1 <= args.seeds <= len(DEVELOPMENT_TEST_SEEDS):
         parser.error(f"--seeds {args.seeds} is not allowed; give 1 .. {len(DEVELOPMENT_TEST_SEEDS)} development seeds")
     return args, preset_kwargs(args.n_arrivals, args.load)
+
+
+def parse_loads(parser: argparse.ArgumentParser, text: str) -> list[float]:
+    """The comma-separated loads of ``--loads`` ``text``, each in (0, 1) (else ``parser.error``)."""
+    try:
+        loads = [float(load) for load in text.split(",")]
+    except ValueError:
+        parser.error(f"--loads {text!r} is not allowed; give comma-separated loads in (0, 1), e.g. 0.3,0.5")
+    if not all(0 < load < 1 for load in loads):
+        parser.error(f"--loads {text!r} is not allowed; every load must lie in (0, 1)")
+    return loads
 
 
 def main(argv: list[str] | None = None) -> int:

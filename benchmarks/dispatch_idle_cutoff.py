@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 import numpy as np
-from dispatch_cutoffs import chosen_rung, parse_preset, preset_kwargs, preset_parser
+from dispatch_cutoffs import chosen_rung, parse_loads, parse_preset, preset_parser, tuned_at_load
 
 from baselines.dispatch import TagsCentralQueueIdle, TagsCentralQueueIdleTuned, TagsCentralQueueTuned
 from schedenv.dispatch.env import DispatchEnv
@@ -63,16 +63,11 @@ def registered_rows(n_arrivals: int, loads: list[float], n_seeds: int) -> list[t
     """Per load: (load, cutoff, idle-host cutoff, tags-cq-tuned / TAGS-slowdown, tags-cq-idle-tuned / TAGS-slowdown,
     tags-cq-idle-tuned / tags-cq-tuned, seeds won) on development seeds 0 .. ``n_seeds`` - 1, the registered rule
     at the rungs it chose on ``TUNING_SEEDS`` for that load's scenario."""
-    seeds = range(n_seeds)
     rows = []
     for load in loads:
-        kwargs = preset_kwargs(n_arrivals, load)
-        chosen = TagsCentralQueueIdleTuned()
-        chosen.reset(DispatchEnv(**kwargs))
-        paper, tuned, idle = (
-            evaluate_fast(ENV_ID, name, seeds, **kwargs).values("mean_slowdown")
-            for name in ("tags-slowdown", "tags-cq-tuned", "tags-cq-idle-tuned")
-        )
+        names = ("tags-slowdown", "tags-cq-tuned", "tags-cq-idle-tuned")
+        chosen, (paper, tuned, idle) = tuned_at_load(TagsCentralQueueIdleTuned, names, n_arrivals, load, n_seeds)
+        assert isinstance(chosen, TagsCentralQueueIdleTuned)
         cutoff, idle_cutoff = float(chosen.cutoffs[0]), chosen.idle_cutoff
         ratios = (tuned.mean() / paper.mean(), idle.mean() / paper.mean(), idle.mean() / tuned.mean())
         rows.append((load, cutoff, idle_cutoff, *(float(r) for r in ratios), int((idle < tuned).sum())))
@@ -92,12 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         below = [int(step) for step in args.below.split(",")]
     except ValueError:
         parser.error(f"--below {args.below!r} is not allowed; give comma-separated integers, e.g. 1,2,3")
-    try:
-        loads = [float(load) for load in args.loads.split(",")]
-    except ValueError:
-        parser.error(f"--loads {args.loads!r} is not allowed; give comma-separated loads in (0, 1), e.g. 0.3,0.5")
-    if not all(0 < load < 1 for load in loads):
-        parser.error(f"--loads {args.loads!r} is not allowed; every load must lie in (0, 1)")
+    loads = parse_loads(parser, args.loads)
     try:
         rows = idle_cutoff_rows(kwargs, args.seeds, below)
     except ValueError as error:

@@ -10,28 +10,14 @@ import pytest
 import schedenv  # noqa: F401 - registers the env ids
 from baselines.dispatch import (
     TUNING_SEEDS,
-    Tags,
     TagsCentralQueueCrowd,
     TagsCentralQueueCrowdTuned,
     TagsCentralQueueIdle,
     TagsCentralQueueIdleTuned,
 )
 from schedenv.dispatch.env import DispatchEnv
-from schedenv.evaluation import evaluate
-from schedenv.fastpath import evaluate_fast, run_fast
-from schedenv.workloads import BoundedPareto
-
-ENV_ID = "schedenv/Dispatch-v0"
-PRESET_REGIME = {"load": 0.5, "size_dist": BoundedPareto.with_mean(3000.0, alpha=1.1, upper=1e7)}
-"""The Dispatch preset's scenario (``schedenv.dispatch.preset``) with the env's default ladder."""
-
-
-def _played(policy: Tags, jobs: list[tuple[float, float]]) -> list[tuple[tuple[int, ...], float]]:
-    """Hosts and completion of each job on the ladder [2, 4, inf], through the evaluation loop and the fast path."""
-    records = evaluate(ENV_ID, policy, [0], jobs=jobs, time_limits=[2.0, 4.0]).episodes[0].records
-    fast = run_fast(ENV_ID, policy, 0, keep_completions=True, jobs=jobs, time_limits=[2.0, 4.0]).records()
-    assert fast == sorted(records, key=lambda record: record.job_id)
-    return [(record.hosts, record.completion) for record in fast]
+from schedenv.fastpath import evaluate_fast
+from tests.dispatch.tags_rules import ENV_ID, PRESET_REGIME, played
 
 
 def test_a_new_job_gets_the_crowd_limit_only_while_the_long_job_host_is_occupied_and_jobs_wait() -> None:
@@ -42,15 +28,13 @@ def test_a_new_job_gets_the_crowd_limit_only_while_the_long_job_host_is_occupied
     # 11), at 11 job 3, which limit 2 kills at 13: it reruns on host 1 after job 0 (104 to 107). With the
     # threshold above 1 job 3 keeps limit 4 and runs on host 0 (11 to 14).
     jobs = [(0.0, 100.0), (5.0, 3.0), (6.0, 3.0), (7.0, 3.0)]
-    crowd = _played(TagsCentralQueueCrowd(cutoffs=[4.0], idle_cutoff=4.0, crowd_cutoff=2.0, crowd_threshold=1), jobs)
+    crowd = played(TagsCentralQueueCrowd(cutoffs=[4.0], idle_cutoff=4.0, crowd_cutoff=2.0, crowd_threshold=1), jobs)
     assert crowd == [((0, 1), 104.0), ((0,), 8.0), ((0,), 11.0), ((0, 1), 107.0)]
-    calm = _played(TagsCentralQueueCrowd(cutoffs=[4.0], idle_cutoff=4.0, crowd_cutoff=2.0, crowd_threshold=2), jobs)
+    calm = played(TagsCentralQueueCrowd(cutoffs=[4.0], idle_cutoff=4.0, crowd_cutoff=2.0, crowd_threshold=2), jobs)
     assert calm == [((0, 1), 104.0), ((0,), 8.0), ((0,), 11.0), ((0,), 14.0)]
     # Without a crowd cutoff the rule is TagsCentralQueueIdle.
     idle = TagsCentralQueueIdle(cutoffs=[4.0], idle_cutoff=4.0)
-    assert _played(TagsCentralQueueCrowd(cutoffs=[4.0], idle_cutoff=4.0, crowd_threshold=1), jobs) == _played(
-        idle, jobs
-    )
+    assert played(TagsCentralQueueCrowd(cutoffs=[4.0], idle_cutoff=4.0, crowd_threshold=1), jobs) == played(idle, jobs)
 
 
 def test_the_rule_acts_on_the_long_job_host_and_the_central_queue_at_every_decision() -> None:

@@ -10,7 +10,6 @@ import pytest
 import schedenv  # noqa: F401 - registers the env ids
 from baselines.dispatch import (
     TUNING_SEEDS,
-    Tags,
     TagsCentralQueue,
     TagsCentralQueueIdle,
     TagsCentralQueueIdleTuned,
@@ -18,21 +17,8 @@ from baselines.dispatch import (
     search_rungs,
 )
 from schedenv.dispatch.env import DispatchEnv
-from schedenv.evaluation import evaluate
-from schedenv.fastpath import evaluate_fast, run_fast
-from schedenv.workloads import BoundedPareto
-
-ENV_ID = "schedenv/Dispatch-v0"
-PRESET_REGIME = {"load": 0.5, "size_dist": BoundedPareto.with_mean(3000.0, alpha=1.1, upper=1e7)}
-"""The Dispatch preset's scenario (``schedenv.dispatch.preset``) with the env's default ladder."""
-
-
-def _played(policy: Tags, jobs: list[tuple[float, float]]) -> list[tuple[tuple[int, ...], float]]:
-    """Hosts and completion of each job on the ladder [2, 4, inf], through the evaluation loop and the fast path."""
-    records = evaluate(ENV_ID, policy, [0], jobs=jobs, time_limits=[2.0, 4.0]).episodes[0].records
-    fast = run_fast(ENV_ID, policy, 0, keep_completions=True, jobs=jobs, time_limits=[2.0, 4.0]).records()
-    assert fast == sorted(records, key=lambda record: record.job_id)
-    return [(record.hosts, record.completion) for record in fast]
+from schedenv.fastpath import evaluate_fast
+from tests.dispatch.tags_rules import ENV_ID, PRESET_REGIME, played
 
 
 def test_a_new_job_gets_the_lower_limit_only_while_the_long_job_host_idles() -> None:
@@ -43,11 +29,11 @@ def test_a_new_job_gets_the_lower_limit_only_while_the_long_job_host_idles() -> 
     # own queue (job 0) and host 0 takes job 2 (2 to 5). With one cutoff 4: job 0 runs on host 0 to 3, job 1
     # on host 1 to 2, and host 1, free first, takes job 2 (2 to 5).
     jobs = [(0.0, 3.0), (1.0, 1.0), (1.5, 3.0)]
-    idle = _played(TagsCentralQueueIdle(cutoffs=[4.0], idle_cutoff=2.0), jobs)
+    idle = played(TagsCentralQueueIdle(cutoffs=[4.0], idle_cutoff=2.0), jobs)
     assert idle == [((0, 1), 5.0), ((1,), 2.0), ((0,), 5.0)]
-    assert _played(TagsCentralQueue(cutoffs=[4.0]), jobs) == [((0,), 3.0), ((1,), 2.0), ((1,), 5.0)]
+    assert played(TagsCentralQueue(cutoffs=[4.0]), jobs) == [((0,), 3.0), ((1,), 2.0), ((1,), 5.0)]
     # Without an idle cutoff (or with the first cutoff itself) the rule is TagsCentralQueue.
-    assert _played(TagsCentralQueueIdle(cutoffs=[4.0]), jobs) == _played(TagsCentralQueue(cutoffs=[4.0]), jobs)
+    assert played(TagsCentralQueueIdle(cutoffs=[4.0]), jobs) == played(TagsCentralQueue(cutoffs=[4.0]), jobs)
 
 
 def test_the_rule_acts_on_the_long_job_hosts_state_at_every_decision() -> None:
