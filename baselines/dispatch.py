@@ -21,6 +21,7 @@ from schedenv import family as families
 from schedenv.analysis.queueing import sita_e_cutoffs
 from schedenv.analysis.tags import TagsObjective, tags_optimal_cutoffs
 from schedenv.dispatch.env import DispatchEnv
+from schedenv.dispatch.sim import StateView
 from schedenv.validation import check_int
 
 ENV_ID = "schedenv/Dispatch-v0"
@@ -226,10 +227,9 @@ class TagsFair(Tags):
     objective: ClassVar[TagsObjective] = "fairness"
 
 
-def _long_host_idle(inner: DispatchEnv) -> bool:
+def _long_host_idle(state: StateView) -> bool:
     """The last (long-job) host idles with nothing queued there."""
-    state, last = inner.state, inner.n_hosts - 1
-    return not state.busy[last] and state.queue_length[last] == 0
+    return not state.busy[-1] and state.queue_length[-1] == 0
 
 
 class TagsSlowdownCycleStealing(TagsSlowdown):
@@ -248,9 +248,10 @@ class TagsSlowdownCycleStealing(TagsSlowdown):
 
     def act(self, observation: Any, env: gym.Env) -> np.int64:
         inner = _env(env)
-        state = inner.state
-        if not inner.pending_job.hosts and state.busy[0] and _long_host_idle(inner) and state.central_length == 0:
-            return _run_to_completion(inner, inner.n_hosts - 1)
+        if not inner.pending_job.hosts:
+            state = inner.state
+            if state.busy[0] and _long_host_idle(state) and state.central_length == 0:
+                return _run_to_completion(inner, inner.n_hosts - 1)
         return super().act(observation, env)
 
 
@@ -369,9 +370,11 @@ class TagsCentralQueueIdle(TagsCentralQueue):
         inner = _env(env)
         if inner.pending_job.hosts:
             return super().act(observation, env)
-        return np.int64(
-            inner.encode_action(inner.central, self.idle_index if _long_host_idle(inner) else self.limit_indices[0])
-        )
+        return np.int64(inner.encode_action(inner.central, self._first_rung(inner.state)))
+
+    def _first_rung(self, state: StateView) -> int:
+        """A new job's ladder index: the idle host's while the long-job host idles, else the first cutoff's."""
+        return self.idle_index if _long_host_idle(state) else self.limit_indices[0]
 
     def _placed(self, requested: float | None, inner: DispatchEnv) -> int:
         """The ladder index of a ``requested`` first cutoff (``place_on_ladder``), or the first cutoff's when none is
@@ -443,13 +446,15 @@ class TagsCentralQueueCrowd(TagsCentralQueueIdle):
 
     CROWD_THRESHOLDS: ClassVar[range] = range(1, 17)
     """The thresholds the search may take: 1 to 16 jobs in the central queue."""
+    START_THRESHOLD: ClassVar[int] = 8
+    """The threshold the search starts from, and the rule's default."""
 
     def __init__(
         self,
         cutoffs: Any = None,
         idle_cutoff: float | None = None,
         crowd_cutoff: float | None = None,
-        crowd_threshold: int = 8,
+        crowd_threshold: int = START_THRESHOLD,
     ) -> None:
         super().__init__(cutoffs, idle_cutoff)
         self.requested_crowd = crowd_cutoff
@@ -464,12 +469,12 @@ class TagsCentralQueueCrowd(TagsCentralQueueIdle):
         self.crowd_index = self._placed(self.requested_crowd, inner)
         self.crowd_cutoff = float(inner.time_limits[self.crowd_index])
 
-    def act(self, observation: Any, env: gym.Env) -> np.int64:
-        inner = _env(env)
-        crowded = inner.state.central_length >= self.crowd_threshold
-        if not inner.pending_job.hosts and crowded and not _long_host_idle(inner):
-            return np.int64(inner.encode_action(inner.central, self.crowd_index))
-        return super().act(observation, env)
+    def _first_rung(self, state: StateView) -> int:
+        """The crowded queue's ladder index while the long-job host is occupied and the queue is crowded, else
+        ``TagsCentralQueueIdle``'s."""
+        if not _long_host_idle(state) and state.central_length >= self.crowd_threshold:
+            return self.crowd_index
+        return super()._first_rung(state)
 
     @classmethod
     def at_rungs(cls, time_limits: np.ndarray, rungs: tuple[int, ...]) -> Tags:
@@ -495,11 +500,11 @@ class TagsCentralQueueCrowd(TagsCentralQueueIdle):
     @classmethod
     def search_start(cls, inner: DispatchEnv) -> list[int]:
         """``tags-cq-idle-tuned``'s rungs, the crowded queue's first cutoff at the first cutoff (the rule is then
-        ``tags-cq-idle-tuned`` whatever the threshold) and the threshold at 8: the search can only improve on
-        ``tags-cq-idle-tuned`` over ``TUNING_SEEDS``."""
+        ``tags-cq-idle-tuned`` whatever the threshold) and the threshold at ``START_THRESHOLD``: the search can
+        only improve on ``tags-cq-idle-tuned`` over ``TUNING_SEEDS``."""
         tuned = TagsCentralQueueIdleTuned()
         tuned.reset(inner)
-        return [*tuned.limit_indices[:-1], tuned.idle_index, tuned.limit_indices[0], 8]
+        return [*tuned.limit_indices[:-1], tuned.idle_index, tuned.limit_indices[0], cls.START_THRESHOLD]
 
     def play_rungs(self, time_limits: np.ndarray, rungs: list[int]) -> None:
         super().play_rungs(time_limits, rungs[:-2])
@@ -523,7 +528,7 @@ class TagsCentralQueueCrowdTuned(TunedCutoffs, TagsCentralQueueCrowd):
         cutoffs: Any = None,
         idle_cutoff: float | None = None,
         crowd_cutoff: float | None = None,
-        crowd_threshold: int = 8,
+        crowd_threshold: int = TagsCentralQueueCrowd.START_THRESHOLD,
     ) -> None:
         if (idle_cutoff is not None or crowd_cutoff is not None) and cutoffs is None:
             raise ValueError(
@@ -561,11 +566,12 @@ def search_rungs(
         """The mean total objective at ``indices``, or inf once it is sure to exceed ``bound``."""
         bound = math.inf if exhaustive else bound
         played = totals.setdefault(indices, [])
-        policy = rule.at_rungs(inner.time_limits, indices)
-        while len(played) < len(seeds):
-            if sum(played) > bound * len(seeds) * (1.0 + PRUNE_MARGIN) and min(played) >= 0.0:
-                return math.inf
-            played.append(-float(run(inner, policy, seeds[len(played)]).episode_return))
+        if len(played) < len(seeds):  # some seeds are still to play (a fully played move is not rebuilt)
+            policy = rule.at_rungs(inner.time_limits, indices)
+            while len(played) < len(seeds):
+                if sum(played) > bound * len(seeds) * (1.0 + PRUNE_MARGIN) and min(played) >= 0.0:
+                    return math.inf
+                played.append(-float(run(inner, policy, seeds[len(played)]).episode_return))
         return float(np.mean(played))
 
     best = tuple(start)

@@ -59,10 +59,16 @@ def policy_code(policy: Any) -> int | None:
 
 
 @numba.njit(cache=True, inline="always", **NO_NRT)
+def _long_idle(hi, qs):
+    """The last (long-job) host idles with nothing queued there (``baselines.dispatch._long_host_idle``)."""
+    last = hi.size - 1
+    return hi[last] < 0 and qs[LENGTH, last] == 0
+
+
+@numba.njit(cache=True, inline="always", **NO_NRT)
 def _steals(hi, qs):
     """Cycle stealing may take the last host: it is idle, with nothing queued there or at the dispatcher."""
-    thief = hi.size - 1
-    return hi[thief] < 0 and qs[LENGTH, thief] == 0 and qs[LENGTH, hi.size] == 0
+    return _long_idle(hi, qs) and qs[LENGTH, hi.size] == 0
 
 
 @numba.njit(cache=True, inline="always", **NO_NRT)
@@ -88,7 +94,7 @@ def decide(policy, slot, jf, ji, hf, hi, qs, si, sf, n_limits, cutoffs, tags_lim
         if attempt == 0 and policy == TAGS_CQ:
             return n_hosts, tags_limits[0]
         if attempt == 0 and policy in (TAGS_CQ_IDLE, TAGS_CQ_CROWD):
-            if hi[n_hosts - 1] < 0 and qs[LENGTH, n_hosts - 1] == 0:  # the long-job host idles
+            if _long_idle(hi, qs):
                 return n_hosts, tags_limits[n_hosts]
             if policy == TAGS_CQ_CROWD and qs[LENGTH, n_hosts] >= tags_limits[n_hosts + 2]:  # a crowded queue
                 return n_hosts, tags_limits[n_hosts + 1]

@@ -93,7 +93,7 @@ class DispatchFastRun(FastRun):
     ``first_host``. A job's host sequence is (final host,) after one run and (first host, 1, ..., runs - 1)
     after several: the TAGS rules are the only compiled policies that set finite limits, and they send
     attempt j >= 1 to host j (the first attempt may go elsewhere: cycle stealing, or the central queue
-    of ``tags-cq-tuned`` and ``tags-cq-idle-tuned``).
+    of the ``tags-cq-*`` rules).
     """
 
     wasted: np.ndarray | None = None
