@@ -5,7 +5,9 @@ Sections: (1) env steps/s of every registered env through ``gym.make``, as ratio
 simulated mean response time against Erlang-C), and the same queue as Dispatch-v0's central queue
 through its fast path; (3) fast-path events/s per family (``schedenv.fastpath``; the multiserver
 family's own ``run_fast``); (4) the native batched envs (``gym.make_vec``) at B
-copies, next to the single env, for every env id, as ratios, with valid, sampled and mask-sampled actions;
+copies, next to the single env, for every env id, as ratios, with valid, sampled and mask-sampled actions,
+and (``batched-parts``) where a batched step's time goes per copy: the family's transition, the ``info`` it
+carries, the resets and the rest, with the highest ratio those parts allow;
 (5) training samples/s of ``schedenv train`` on the batched env against SB3 PPO on one ``gym.make`` env
 (the reference of docs/results/speed.md), per family, learning only; (6) the same end to end, for every
 shipped config: the wall time of a whole ``agents.train.train`` call (start-up, warm start, learning,
@@ -33,10 +35,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import importlib.util
 import io
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -274,8 +278,9 @@ def batched_section(seconds: float, num_envs: int) -> dict[str, dict[str, float]
     return results
 
 
-def _batched_rate(venv: Any, seconds: float, kind: str) -> float:
-    """Aggregate steps/s of ``venv`` over about ``seconds`` with actions of ``kind`` (``batched_section``)."""
+def _batched_rate(venv: Any, seconds: float, kind: str, started: Callable[[], None] | None = None) -> float:
+    """Aggregate steps/s of ``venv`` over about ``seconds`` with actions of ``kind`` (``batched_section``);
+    ``started`` is called after the warm-up steps, just before the timed ones."""
     masked = isinstance(venv.single_action_space, gym.spaces.Discrete)
     fixed = None if masked else np.full(venv.action_space.shape, 0.5, dtype=venv.action_space.dtype)
     rng, drawn = np.random.default_rng(0), np.zeros(venv.num_envs, dtype=np.int64)
@@ -295,6 +300,8 @@ def _batched_rate(venv: Any, seconds: float, kind: str) -> float:
     venv.reset(seed=0)
     for _ in range(3):
         venv.step(actions())
+    if started is not None:
+        started()
     steps, drawing, start = 0, 0.0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         began = time.perf_counter()
@@ -304,6 +311,75 @@ def _batched_rate(venv: Any, seconds: float, kind: str) -> float:
         venv.step(chosen)
         steps += venv.num_envs
     return steps / (time.perf_counter() - start - drawing)
+
+
+BATCHED_PARTS: tuple[str, ...] = ("transition", "info", "reset")
+"""The hooks of ``schedenv.vector.NativeVectorEnv`` that ``batched_parts_section`` times inside ``step``: the
+family's batched transition and observation (``_step_rows``), the ``info`` arrays of every step, the masks
+among them (``_state_info``), and the autoresets (``_reset_rows``)."""
+
+
+def batched_parts_section(seconds: float, num_envs: int) -> dict[str, dict[str, float]]:
+    """Where a batched step's time goes, per copy, for each ``BATCHED_CASES`` env and action kind
+    (``ACTION_KINDS``, timed as in ``batched_section``), beside its single env's time per step.
+
+    The step runs as it is; its ``BATCHED_PARTS`` hooks are wrapped on the instance to add up their own time,
+    and the rest (the base class: action checks, copies of the observation and the rewards, Python) is the
+    step's time less theirs. ``highest_ratio``, the single env's time per step over the parts' time per copy,
+    is the ratio to the single env that the batched env could reach if the rest cost nothing: what the family's
+    compiled transition and the ``info`` it must carry allow (docs/results/speed.md)."""
+    results = {}
+    for label, (env_id, kwargs) in BATCHED_CASES.items():
+        venv = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
+        spent = _time_parts(venv.unwrapped)
+        kinds = ACTION_KINDS if isinstance(venv.single_action_space, gym.spaces.Discrete) else ACTION_KINDS[:1]
+        for kind in kinds:
+            single = 1e6 / steps_per_second(env_id, seconds, action_kind=kind, **kwargs)
+            per_copy = 1e6 / _batched_rate(venv, seconds, kind, started=functools.partial(_restart, spent))
+            parts = {part: 1e6 * spent[part] / spent["copy_steps"] for part in BATCHED_PARTS}
+            results[f"{label}, {kind}"] = {
+                "single_us": single,
+                "batched_us": per_copy,
+                **{f"{part}_us": value for part, value in parts.items()},
+                "rest_us": per_copy - sum(parts.values()),
+                "ratio": single / per_copy,
+                "highest_ratio": single / sum(parts.values()),
+            }
+        venv.close()
+    return results
+
+
+def _restart(spent: dict[str, float]) -> None:
+    """Zero the sums of ``_time_parts``."""
+    spent.update(dict.fromkeys(spent, 0))
+
+
+def _time_parts(venv: Any) -> dict[str, float]:
+    """Wrap ``venv``'s ``BATCHED_PARTS`` hooks (on the instance) to add their seconds, and ``step`` to count the
+    copy-steps, into the returned dict (``batched_parts_section``); results are unchanged."""
+    spent: dict[str, float] = dict.fromkeys(BATCHED_PARTS, 0.0) | {"copy_steps": 0}
+    hooks = {"transition": "_step_rows", "info": "_state_info", "reset": "_reset_rows"}
+
+    def timed(part: str, method: Any) -> Any:
+        def run(*args: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return method(*args)
+            finally:
+                spent[part] += time.perf_counter() - began
+
+        return run
+
+    for part, hook in hooks.items():
+        setattr(venv, hook, timed(part, getattr(venv, hook)))
+    step = venv.step
+
+    def counted(actions: Any) -> Any:
+        spent["copy_steps"] += venv.num_envs
+        return step(actions)
+
+    venv.step = counted
+    return spent
 
 
 TRAINING_CASES = {
@@ -500,8 +576,22 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "policy_kwargs": {"net_arch": [64, 64]},
         "algo_kwargs": {"n_epochs": 1, "batch_size": 8192},
     },
+    "shipped, torch.compile": {"compile": True},
 }
-"""Variants of each shipped config timed by ``settings_section`` (the shipped configs are not changed)."""
+"""Variants of each shipped config timed by ``settings_section`` (the shipped configs are not changed);
+``compile``: the policy's forward pass and ``evaluate_actions`` through ``torch.compile`` (``compiled``)."""
+
+
+def compiled(model: Any) -> Any:
+    """``model`` with its policy's ``forward`` (the rollouts' pass) and ``evaluate_actions`` (the update's) run
+    through ``torch.compile`` (inductor, the default mode): the same function, fused and generated as C++ for
+    this CPU. The first call of each compiles it (in ``settings_section``'s warm-up, untimed)."""
+    import torch
+
+    policy = model.policy
+    policy.forward = torch.compile(policy.forward)
+    policy.evaluate_actions = torch.compile(policy.evaluate_actions)
+    return model
 
 
 def _variant(config: Any, changes: dict[str, Any]) -> Any:
@@ -578,6 +668,9 @@ def settings_section(
         reference = _sb3_reference(config, reference_steps)
         with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
             models = {label: fresh_model(_variant(config, changes), folder) for label, changes in SETTINGS.items()}
+            models = {
+                label: compiled(model) if SETTINGS[label].get("compile") else model for label, model in models.items()
+            }
             timings: dict[str, list[tuple[float, float]]] = {label: [] for label in SETTINGS}
             for model in models.values():  # warm-up (numba, torch); also sets the models' first observation
                 model.learn(total_timesteps=model.n_envs * model.n_steps)
@@ -658,6 +751,8 @@ def print_tables(report: dict[str, Any]) -> None:
         ]
         print(markdown_table(["batched env, actions", "single env steps/s", "batched steps/s", "ratio"], rows))
         print()
+    if report.get("batched_parts"):
+        print_batched_parts(report["batched_parts"])
     if report.get("training_samples_per_second"):
         rows = [
             (
@@ -678,6 +773,35 @@ def print_tables(report: dict[str, Any]) -> None:
     if report.get("floor"):
         print_floor(report["floor"])
     print(f"\n{provenance()}")
+
+
+def print_batched_parts(table: dict[str, dict[str, Any]]) -> None:
+    """The ``batched_parts_section`` table."""
+    rows = [
+        (
+            label,
+            f"{row['single_us']:.2f}",
+            f"{row['batched_us']:.2f}",
+            *(f"{row[f'{part}_us']:.2f}" for part in BATCHED_PARTS),
+            f"{row['rest_us']:.2f}",
+            f"{row['ratio']:.1f}x",
+            f"{row['highest_ratio']:.1f}x",
+        )
+        for label, row in table.items()
+    ]
+    headers = [
+        "batched env, actions",
+        "single env µs/step",
+        "batched µs/copy-step",
+        "transition",
+        "info (masks)",
+        "resets",
+        "rest",
+        "ratio",
+        "highest ratio (rest free)",
+    ]
+    print(markdown_table(headers, rows))
+    print()
 
 
 def print_end_to_end(table: dict[str, dict[str, Any]]) -> None:
@@ -848,7 +972,7 @@ def print_settings(table: dict[str, dict[str, Any]]) -> None:
     print()
 
 
-SECTIONS = ("env", "mmk", "fastpath", "batched", "training", "end-to-end", "settings", "floor")
+SECTIONS = ("env", "mmk", "fastpath", "batched", "batched-parts", "training", "end-to-end", "settings", "floor")
 """Values of ``--sections`` (all by default)."""
 
 
@@ -893,6 +1017,8 @@ def main(argv: list[str] | None = None) -> int:
         report["fastpath_events_per_second"] = fastpath_section(args.quick)
     if "batched" in chosen:
         report["batched_steps_per_second"] = batched_section(seconds, args.num_envs)
+    if "batched-parts" in chosen:
+        report["batched_parts"] = batched_parts_section(seconds, args.num_envs)
     if "training" in chosen:
         report["training_samples_per_second"] = training_section(reference_steps, 1 if args.quick else args.rollouts)
     if "end-to-end" in chosen:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import sys
 from pathlib import Path
 
@@ -63,3 +64,38 @@ def test_every_shipped_config_has_a_from_scratch_variant_that_changes_only_the_w
     warm = {"warm_start", "warm_start_smoothing", "warm_start_explore", "warm_start_kl"}
     kept = {f.name for f in dataclasses.fields(config)} - warm
     assert all(getattr(scratch, field) == getattr(config, field) for field in kept)
+
+
+@pytest.mark.skipif(
+    not any(shutil.which(name) for name in ("c++", "g++", "clang++")), reason="torch.compile needs a C++ compiler"
+)
+def test_the_compiled_variant_computes_the_policy_it_compiles() -> None:
+    """``speed.compiled`` (the settings section's torch.compile row) changes how the policy is computed, not
+    what: values, log-probabilities and entropies of a masked policy equal the eager ones to float32 rounding,
+    and the sampled actions of the rollout pass are valid ones."""
+    import tempfile
+
+    import numpy as np
+    import torch
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    config = resolve_config(CONFIG_DIR / "multiserverjob_maskable_ppo.yaml", {"n_envs": 4, "tensorboard": False})
+    config = dataclasses.replace(config, algo_kwargs={**config.algo_kwargs, "n_steps": 8, "batch_size": 32})
+    with tempfile.TemporaryDirectory() as folder:
+        model = speed.fresh_model(config, folder)
+        venv = model.get_env()
+        states, allowed = [venv.reset()], [get_action_masks(venv)]
+        for _ in range(3):  # more states: step every copy on its first allowed action
+            states.append(venv.step(allowed[-1].argmax(axis=1))[0])
+            allowed.append(get_action_masks(venv))
+        observations, masks = torch.as_tensor(np.concatenate(states)), torch.as_tensor(np.concatenate(allowed))
+        actions = masks.int().argmax(dim=1)
+        with torch.no_grad():
+            eager = model.policy.evaluate_actions(observations, actions, masks)
+            speed.compiled(model)
+            fused = model.policy.evaluate_actions(observations, actions, masks)
+            sampled, _, _ = model.policy(observations, action_masks=masks)
+        venv.close()
+    for mine, theirs in zip(fused, eager, strict=True):
+        torch.testing.assert_close(mine, theirs, rtol=1e-5, atol=1e-5)
+    assert masks.gather(1, sampled.view(-1, 1)).all()
