@@ -10,7 +10,8 @@ thousands of samples, that bookkeeping costs about a quarter of a MaskablePPO up
 - a masked choice gets the logit -1e8 (sb3-contrib's value), so its probability is 0 in float32;
 - ``log_prob`` and ``entropy`` sum over the components of a ``MultiDiscrete`` action, and masked
   choices contribute nothing to the entropy;
-- ``sample`` draws by the Gumbel-max trick on the log-probabilities (no ``exp`` of masked entries);
+- ``sample`` draws by the Gumbel-max trick on the log-probabilities (no ``exp`` of masked entries), its
+  exponential noise from uniforms (``-log U``);
   ``mode`` is the argmax.
 
 ``FusedMaskablePolicy`` is ``MaskableActorCriticPolicy`` with this head. Its parameters have the same
@@ -100,8 +101,11 @@ class FusedMaskedDistribution(MaskableDistribution):
         return total
 
     def sample(self) -> th.Tensor:
-        """One action per row, drawn from the masked probabilities (Gumbel-max: argmax of log p - log E, E ~ Exp(1))."""
-        picks = [(lp - th.empty_like(lp).exponential_().log()).argmax(dim=1) for lp in self._components()]
+        """One action per row, drawn from the masked probabilities by the Gumbel-max trick: the argmax of
+        log p - log E, E = -log U ~ Exp(1), U uniform on [0, 1). ``exponential_`` would draw E directly, but
+        on the CPU it costs several times the uniform and two vectorised logarithms (docs/rl/index.md,
+        "Training speed")."""
+        picks = [(lp - th.rand_like(lp).log_().neg_().log_()).argmax(dim=1) for lp in self._components()]
         return self._shape(picks)
 
     def mode(self) -> th.Tensor:
