@@ -36,6 +36,8 @@ from torch import nn
 
 MASKED_LOGIT = -1e8
 """The logit of a masked choice (sb3-contrib's ``HUGE_NEG``)."""
+SMALLEST_UNIFORM = 2.0**-24
+"""The least positive float32 uniform ``torch.rand`` draws (its values are multiples of 2^-24)."""
 
 
 class FusedMaskedDistribution(MaskableDistribution):
@@ -104,8 +106,13 @@ class FusedMaskedDistribution(MaskableDistribution):
         """One action per row, drawn from the masked probabilities by the Gumbel-max trick: the argmax of
         log p - log E, E = -log U ~ Exp(1), U uniform on [0, 1). ``exponential_`` would draw E directly, but
         on the CPU it costs several times the uniform and two vectorised logarithms (docs/rl/index.md,
-        "Training speed")."""
-        picks = [(lp - th.rand_like(lp).log_().neg_().log_()).argmax(dim=1) for lp in self._components()]
+        "Training speed"). U = 0 (probability 2^-24 per choice) is drawn as 2^-24, the next value of the
+        uniform's grid: E then stays finite, so an allowed choice never scores -inf and a masked one
+        (log p about -1e8) never wins."""
+        picks = [
+            (lp - th.rand_like(lp).clamp_(min=SMALLEST_UNIFORM).log_().neg_().log_()).argmax(dim=1)
+            for lp in self._components()
+        ]
         return self._shape(picks)
 
     def mode(self) -> th.Tensor:

@@ -58,6 +58,20 @@ def test_sampling_never_picks_a_masked_choice_and_follows_the_probabilities() ->
     np.testing.assert_allclose(counts, expected, atol=0.01)  # 4 standard errors at 40,000 draws
 
 
+@pytest.mark.parametrize("uniform", [0.0, 1.0 - 2.0**-24])
+def test_the_extreme_uniforms_still_draw_an_allowed_choice(monkeypatch: pytest.MonkeyPatch, uniform: float) -> None:
+    """torch.rand draws 0 with probability 2^-24 per choice: with only one allowed choice in a row, a noise of
+    -log(-log 0) = -inf on it would hand the argmax to a masked choice. Both ends of the uniform's grid, for
+    every choice at once, leave each row on an allowed choice (the most likely one, the noise being equal)."""
+    logits = torch.tensor([[0.0, 1.0, -1.0, 2.0], [5.0, 0.0, 9.0, 1.0]])
+    masks = torch.tensor([[False, True, False, False], [True, False, False, True]])
+    head = fused_distribution(spaces.Discrete(4))
+    head.proba_distribution(logits)
+    head.apply_masking(masks)
+    monkeypatch.setattr(torch, "rand_like", lambda tensor: torch.full_like(tensor, uniform))
+    assert head.sample().tolist() == [1, 0]
+
+
 def test_a_model_of_either_policy_class_loads_into_the_other() -> None:
     observation = spaces.Box(-1.0, 1.0, (5,), dtype=np.float32)
     action = spaces.MultiDiscrete([4, 3])
