@@ -39,6 +39,7 @@ import functools
 import importlib.util
 import io
 import json
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -313,10 +314,10 @@ def _batched_rate(venv: Any, seconds: float, kind: str, started: Callable[[], No
     return steps / (time.perf_counter() - start - drawing)
 
 
-BATCHED_PARTS: tuple[str, ...] = ("transition", "info", "reset")
-"""The hooks of ``schedenv.vector.NativeVectorEnv`` that ``batched_parts_section`` times inside ``step``: the
-family's batched transition and observation (``_step_rows``), the ``info`` arrays of every step, the masks
-among them (``_state_info``), and the autoresets (``_reset_rows``)."""
+BATCHED_PARTS: dict[str, str] = {"transition": "_step_rows", "info": "_state_info", "reset": "_reset_rows"}
+"""The parts of a batched step that ``batched_parts_section`` times, each the hook of
+``schedenv.vector.NativeVectorEnv`` that does it: the family's batched transition and observation, the ``info``
+arrays of every step (the masks among them), and the autoresets."""
 
 
 def batched_parts_section(seconds: float, num_envs: int) -> dict[str, dict[str, float]]:
@@ -358,7 +359,6 @@ def _time_parts(venv: Any) -> dict[str, float]:
     """Wrap ``venv``'s ``BATCHED_PARTS`` hooks (on the instance) to add their seconds, and ``step`` to count the
     copy-steps, into the returned dict (``batched_parts_section``); results are unchanged."""
     spent: dict[str, float] = dict.fromkeys(BATCHED_PARTS, 0.0) | {"copy_steps": 0}
-    hooks = {"transition": "_step_rows", "info": "_state_info", "reset": "_reset_rows"}
 
     def timed(part: str, method: Any) -> Any:
         def run(*args: Any) -> Any:
@@ -370,7 +370,7 @@ def _time_parts(venv: Any) -> dict[str, float]:
 
         return run
 
-    for part, hook in hooks.items():
+    for part, hook in BATCHED_PARTS.items():
         setattr(venv, hook, timed(part, getattr(venv, hook)))
     step = venv.step
 
@@ -582,6 +582,12 @@ SETTINGS: dict[str, dict[str, Any]] = {
 ``compile``: the policy's forward pass and ``evaluate_actions`` through ``torch.compile`` (``compiled``)."""
 
 
+def can_compile() -> bool:
+    """Whether ``torch.compile`` can generate code here: its CPU backend needs a C++ compiler (without one the
+    settings section leaves the ``compile`` variant out)."""
+    return any(shutil.which(name) for name in ("c++", "g++", "clang++"))
+
+
 def compiled(model: Any) -> Any:
     """``model`` with its policy's ``forward`` (the rollouts' pass) and ``evaluate_actions`` (the update's) run
     through ``torch.compile`` (inductor, the default mode): the same function, fused and generated as C++ for
@@ -667,16 +673,19 @@ def settings_section(
         config = resolve_config(CONFIG_DIR / name, {"progress_bar": False, "tensorboard": False})
         reference = _sb3_reference(config, reference_steps)
         with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
-            models = {label: fresh_model(_variant(config, changes), folder) for label, changes in SETTINGS.items()}
-            models = {
-                label: compiled(model) if SETTINGS[label].get("compile") else model for label, model in models.items()
+            settings = {
+                label: changes for label, changes in SETTINGS.items() if can_compile() or not changes.get("compile")
             }
-            timings: dict[str, list[tuple[float, float]]] = {label: [] for label in SETTINGS}
+            models = {label: fresh_model(_variant(config, changes), folder) for label, changes in settings.items()}
+            models = {
+                label: compiled(model) if settings[label].get("compile") else model for label, model in models.items()
+            }
+            timings: dict[str, list[tuple[float, float]]] = {label: [] for label in settings}
             for model in models.values():  # warm-up (numba, torch); also sets the models' first observation
                 model.learn(total_timesteps=model.n_envs * model.n_steps)
             for _ in range(rounds):
                 for label, model in models.items():
-                    timings[label].append(_timed_learn(model, rollouts, SETTINGS[label].get("threads", 1)))
+                    timings[label].append(_timed_learn(model, rollouts, settings[label].get("threads", 1)))
             same = _same_model_with_threads(config, folder)
         for label, model in models.items():
             samples = rollouts * model.n_envs * model.n_steps

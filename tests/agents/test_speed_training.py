@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import sys
 from pathlib import Path
 
@@ -66,9 +65,7 @@ def test_every_shipped_config_has_a_from_scratch_variant_that_changes_only_the_w
     assert all(getattr(scratch, field) == getattr(config, field) for field in kept)
 
 
-@pytest.mark.skipif(
-    not any(shutil.which(name) for name in ("c++", "g++", "clang++")), reason="torch.compile needs a C++ compiler"
-)
+@pytest.mark.skipif(not speed.can_compile(), reason="torch.compile needs a C++ compiler")
 def test_the_compiled_variant_computes_the_policy_it_compiles() -> None:
     """``speed.compiled`` (the settings section's torch.compile row) changes how the policy is computed, not
     what: values, log-probabilities and entropies of a masked policy equal the eager ones to float32 rounding,
