@@ -3,21 +3,23 @@ is occupied and the central queue is crowded (docs/baselines/dispatch.md, "tags-
 
 from __future__ import annotations
 
+import functools
+
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import schedenv  # noqa: F401 - registers the env ids
 from baselines.dispatch import (
-    TUNING_SEEDS,
     TagsCentralQueueCrowd,
     TagsCentralQueueCrowdTuned,
     TagsCentralQueueIdle,
     TagsCentralQueueIdleTuned,
 )
 from schedenv.dispatch.env import DispatchEnv
+from schedenv.dispatch.sim import StateView
 from schedenv.fastpath import evaluate_fast
-from tests.dispatch.tags_rules import ENV_ID, PRESET_REGIME, played
+from tests.dispatch.tags_rules import ENV_ID, PRESET_REGIME, first_rungs_seen, mean_objective, played
 
 
 def test_a_new_job_gets_the_crowd_limit_only_while_the_long_job_host_is_occupied_and_jobs_wait() -> None:
@@ -39,36 +41,18 @@ def test_a_new_job_gets_the_crowd_limit_only_while_the_long_job_host_is_occupied
 
 def test_the_rule_acts_on_the_long_job_host_and_the_central_queue_at_every_decision() -> None:
     env = gym.make(ENV_ID, n_arrivals=3_000, **dict(PRESET_REGIME, load=0.7))
-    inner = env.unwrapped
-    ladder = inner.time_limits
+    ladder = env.unwrapped.time_limits
     policy = TagsCentralQueueCrowd(
         cutoffs=[ladder[6]], idle_cutoff=ladder[3], crowd_cutoff=ladder[5], crowd_threshold=2
     )
-    observation, _ = env.reset(seed=4)
-    policy.reset(env)
-    seen = {"idle": 0, "crowded": 0, "other": 0}
-    for _ in range(2_000):
-        action = policy.act(observation, env)
-        destination, limit = inner.decode_action(int(action))
-        if not inner.pending_job.hosts:  # a new job: the central queue, with the state's rung
-            state = inner.state
-            case = "idle" if not state.busy[1] and state.queue_length[1] == 0 else "other"
-            case = "crowded" if case == "other" and state.central_length >= 2 else case
-            assert (destination, limit) == (inner.central, {"idle": 3, "crowded": 5, "other": 6}[case])
-            seen[case] += 1
-        else:  # a killed job: on to the long-job host, with no limit
-            assert destination == 1 and limit == len(ladder) - 1
-        observation, _, terminated, _, _ = env.step(action)
-        assert not terminated
+
+    def case(state: StateView) -> str:
+        if not state.busy[1] and state.queue_length[1] == 0:
+            return "idle"
+        return "crowded" if state.central_length >= 2 else "other"
+
+    seen = first_rungs_seen(env, policy, {"idle": 3, "crowded": 5, "other": 6}, case)
     assert min(seen.values()) > 50
-
-
-def _objective(env: DispatchEnv, rungs: tuple[int, ...]) -> float:
-    """Mean total objective over ``TUNING_SEEDS`` of the rule at ``rungs`` (cutoff, idle, crowd, threshold)."""
-    policy = TagsCentralQueueCrowd.at_rungs(env.time_limits, rungs)
-    kwargs = {"load": env.load, "size_dist": env.size_dist, "n_arrivals": env.n_arrivals}
-    played = evaluate_fast(ENV_ID, policy, TUNING_SEEDS, **kwargs)
-    return -float(np.mean([episode.episode_return for episode in played.episodes]))
 
 
 def test_the_tuned_rungs_are_a_coordinate_minimum_no_worse_than_tags_cq_idle_tuned() -> None:
@@ -78,15 +62,16 @@ def test_the_tuned_rungs_are_a_coordinate_minimum_no_worse_than_tags_cq_idle_tun
     env = DispatchEnv(n_arrivals=1_500, **dict(PRESET_REGIME, load=0.7))
     policy = TagsCentralQueueCrowdTuned()
     policy.reset(env)
+    objective = functools.partial(mean_objective, TagsCentralQueueCrowd, env)
     chosen = (policy.limit_indices[0], policy.idle_index, policy.crowd_index, policy.crowd_threshold)
-    here = _objective(env, chosen)
+    here = objective(chosen)
     n_finite = int(np.isfinite(env.time_limits).sum())
     for position, values in enumerate([range(n_finite)] * 3 + [TagsCentralQueueCrowd.CROWD_THRESHOLDS]):
         for value in values:
-            assert here <= _objective(env, (*chosen[:position], value, *chosen[position + 1 :]))
+            assert here <= objective((*chosen[:position], value, *chosen[position + 1 :]))
     start = TagsCentralQueueIdleTuned()
     start.reset(env)
-    assert here <= _objective(env, (start.limit_indices[0], start.idle_index, start.limit_indices[0], 8))
+    assert here <= objective((start.limit_indices[0], start.idle_index, start.limit_indices[0], 8))
 
 
 def test_on_development_seeds_it_beats_tags_cq_idle_tuned_at_load_0_7() -> None:

@@ -3,13 +3,14 @@ idles (docs/baselines/dispatch.md, "tags-cq-idle-tuned")."""
 
 from __future__ import annotations
 
+import functools
+
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import schedenv  # noqa: F401 - registers the env ids
 from baselines.dispatch import (
-    TUNING_SEEDS,
     TagsCentralQueue,
     TagsCentralQueueIdle,
     TagsCentralQueueIdleTuned,
@@ -17,8 +18,9 @@ from baselines.dispatch import (
     search_rungs,
 )
 from schedenv.dispatch.env import DispatchEnv
+from schedenv.dispatch.sim import StateView
 from schedenv.fastpath import evaluate_fast
-from tests.dispatch.tags_rules import ENV_ID, PRESET_REGIME, played
+from tests.dispatch.tags_rules import ENV_ID, PRESET_REGIME, first_rungs_seen, mean_objective, played
 
 
 def test_a_new_job_gets_the_lower_limit_only_while_the_long_job_host_idles() -> None:
@@ -38,32 +40,14 @@ def test_a_new_job_gets_the_lower_limit_only_while_the_long_job_host_idles() -> 
 
 def test_the_rule_acts_on_the_long_job_hosts_state_at_every_decision() -> None:
     env = gym.make(ENV_ID, n_arrivals=3_000, **PRESET_REGIME)
-    inner = env.unwrapped
-    ladder = inner.time_limits
+    ladder = env.unwrapped.time_limits
     policy = TagsCentralQueueIdle(cutoffs=[ladder[6]], idle_cutoff=ladder[3])
-    observation, _ = env.reset(seed=4)
-    policy.reset(env)
-    seen = {True: 0, False: 0}
-    for _ in range(2_000):
-        action = policy.act(observation, env)
-        destination, limit = inner.decode_action(int(action))
-        if not inner.pending_job.hosts:  # a new job: the central queue, with the state's rung
-            idle = not inner.state.busy[1] and inner.state.queue_length[1] == 0
-            assert (destination, limit) == (inner.central, 3 if idle else 6)
-            seen[idle] += 1
-        else:  # a killed job: on to the long-job host, with no limit
-            assert destination == 1 and limit == len(ladder) - 1
-        observation, _, terminated, _, _ = env.step(action)
-        assert not terminated
+
+    def case(state: StateView) -> str:
+        return "idle" if not state.busy[1] and state.queue_length[1] == 0 else "other"
+
+    seen = first_rungs_seen(env, policy, {"idle": 3, "other": 6}, case)
     assert min(seen.values()) > 100
-
-
-def _objective(env: DispatchEnv, rungs: tuple[int, ...]) -> float:
-    """Mean total objective over ``TUNING_SEEDS`` of the rule at ``rungs`` (cutoff, idle cutoff)."""
-    policy = TagsCentralQueueIdle.at_rungs(env.time_limits, rungs)
-    kwargs = {"load": env.load, "size_dist": env.size_dist, "n_arrivals": env.n_arrivals}
-    played = evaluate_fast(ENV_ID, policy, TUNING_SEEDS, **kwargs)
-    return -float(np.mean([episode.episode_return for episode in played.episodes]))
 
 
 def test_the_tuned_rungs_are_a_coordinate_minimum_no_worse_than_tags_cq_tuned() -> None:
@@ -73,16 +57,17 @@ def test_the_tuned_rungs_are_a_coordinate_minimum_no_worse_than_tags_cq_tuned() 
     env = DispatchEnv(n_arrivals=1_500, **PRESET_REGIME)
     policy = TagsCentralQueueIdleTuned()
     policy.reset(env)
+    objective = functools.partial(mean_objective, TagsCentralQueueIdle, env)
     cutoff, idle = policy.limit_indices[0], policy.idle_index
     assert policy.limit_indices[-1] == env.time_limits.size - 1
-    here = _objective(env, (cutoff, idle))
+    here = objective((cutoff, idle))
     n_finite = int(np.isfinite(env.time_limits).sum())
     for other in range(n_finite):
-        assert here <= _objective(env, (other, idle))
-        assert here <= _objective(env, (cutoff, other))
+        assert here <= objective((other, idle))
+        assert here <= objective((cutoff, other))
     start = TagsCentralQueueTuned()
     start.reset(env)
-    assert here <= _objective(env, (start.limit_indices[0], start.limit_indices[0]))
+    assert here <= objective((start.limit_indices[0], start.limit_indices[0]))
 
 
 def test_three_hosts_keep_the_cutoffs_increasing_and_the_idle_rung_free() -> None:
