@@ -59,3 +59,19 @@ def mean_objective(rule: type[Tags], env: DispatchEnv, rungs: tuple[int, ...]) -
     kwargs = {"load": env.load, "size_dist": env.size_dist, "n_arrivals": env.n_arrivals}
     played = evaluate_fast(ENV_ID, policy, TUNING_SEEDS, **kwargs)
     return -float(np.mean([episode.episode_return for episode in played.episodes]))
+
+
+def beats_on_development_seeds_and_is_tags_on_one_host(name: str, other: str, **kwargs: object) -> None:
+    """The registered rule ``name`` has a lower mean slowdown than ``other`` over development seeds 0-7 of
+    20,000-arrival episodes (``kwargs`` over the preset's regime), and on at least 6 of them; on one host it plays
+    TAGS-slowdown's episodes exactly."""
+    scenario = {**PRESET_REGIME, "n_arrivals": 20_000, **kwargs}
+    seeds = range(8)
+    ours = evaluate_fast(ENV_ID, name, seeds, **scenario).values("mean_slowdown")
+    theirs = evaluate_fast(ENV_ID, other, seeds, **scenario).values("mean_slowdown")
+    assert ours.mean() < theirs.mean() and (ours < theirs).sum() >= 6
+    one = dict(scenario, n_hosts=1, n_arrivals=2_000)
+    np.testing.assert_array_equal(
+        evaluate_fast(ENV_ID, name, seeds, **one).values("mean_slowdown"),
+        evaluate_fast(ENV_ID, "tags-slowdown", seeds, **one).values("mean_slowdown"),
+    )

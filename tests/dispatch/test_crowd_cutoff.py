@@ -19,7 +19,14 @@ from baselines.dispatch import (
 from schedenv.dispatch.env import DispatchEnv
 from schedenv.dispatch.sim import StateView
 from schedenv.fastpath import evaluate_fast
-from tests.dispatch.tags_rules import ENV_ID, PRESET_REGIME, first_rungs_seen, mean_objective, played
+from tests.dispatch.tags_rules import (
+    ENV_ID,
+    PRESET_REGIME,
+    beats_on_development_seeds_and_is_tags_on_one_host,
+    first_rungs_seen,
+    mean_objective,
+    played,
+)
 
 
 def test_a_new_job_gets_the_crowd_limit_only_while_the_long_job_host_is_occupied_and_jobs_wait() -> None:
@@ -78,16 +85,7 @@ def test_on_development_seeds_it_beats_tags_cq_idle_tuned_at_load_0_7() -> None:
     """Chosen on ``TUNING_SEEDS``, the rule holds on development seeds (shorter episodes than the preset's, at
     load 0.7, where the central queue is crowded more often): a lower mean slowdown than ``tags-cq-idle-tuned``'s
     overall and on most seeds. On one host it is TAGS."""
-    kwargs = dict(PRESET_REGIME, load=0.7, n_arrivals=20_000)
-    seeds = range(8)
-    crowd = evaluate_fast(ENV_ID, "tags-cq-crowd-tuned", seeds, **kwargs).values("mean_slowdown")
-    idle = evaluate_fast(ENV_ID, "tags-cq-idle-tuned", seeds, **kwargs).values("mean_slowdown")
-    assert crowd.mean() < idle.mean() and (crowd < idle).sum() >= 6
-    one = dict(kwargs, n_hosts=1, n_arrivals=2_000)
-    np.testing.assert_array_equal(
-        evaluate_fast(ENV_ID, "tags-cq-crowd-tuned", seeds, **one).values("mean_slowdown"),
-        evaluate_fast(ENV_ID, "tags-slowdown", seeds, **one).values("mean_slowdown"),
-    )
+    beats_on_development_seeds_and_is_tags_on_one_host("tags-cq-crowd-tuned", "tags-cq-idle-tuned", load=0.7)
 
 
 def test_given_cutoffs_are_played_and_nothing_is_searched() -> None:
