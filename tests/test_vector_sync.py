@@ -38,6 +38,7 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "MultiserverJob": ("schedenv/MultiserverJob-v0", SMALL_MULTISERVER),
     "MultiserverJob-select": ("schedenv/MultiserverJob-v0", {**SMALL_MULTISERVER, "action_mode": "select"}),
     "MultiserverJob-ranked": ("schedenv/MultiserverJob-v0", {**SMALL_MULTISERVER, "action_mode": "ranked"}),
+    "MultiserverJob-residual": ("schedenv/MultiserverJob-v0", {**SMALL_MULTISERVER, "action_mode": "residual"}),
     "Moldable": ("schedenv/Moldable-v0", {"n_procs": 8, "n_jobs": 5, "max_jobs": 3}),
     "Moldable-ranked": ("schedenv/Moldable-v0", {"n_procs": 8, "n_jobs": 5, "max_jobs": 3, "action_mode": "ranked"}),
 }

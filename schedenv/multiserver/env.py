@@ -53,8 +53,28 @@ GLOBAL_FEATURES = 5
 """Free servers/k, log1p(jobs), log1p(jobs outside), log1p(their need/k), log1p(their remaining size)."""
 INVALID_ACTIONS = INVALID_ACTION_MODES
 """What select and ranked modes do with a masked action (see ``MultiserverJobEnv``)."""
-ACTION_MODES = ("priority", "select", "ranked")
+ACTION_MODES = ("priority", "select", "ranked", "residual")
 """The env's action modes (table in ``MultiserverJobEnv``'s docstring)."""
+SCORE_MODES = ("priority", "residual")
+"""The action modes that take a score per slot, one step per epoch (the others select slot by slot)."""
+
+
+def residual_base(max_jobs: int) -> np.ndarray:
+    """The residual mode's base scores: slot i gets (max_jobs - i) / (2 max_jobs), in (0, 1/2].
+
+    They decrease with the slot, and the window lists its jobs least remaining size first when sizes are
+    known (oldest first when not), so the base, packed by ServerFilling, is ServerFilling-SRPT (Grosof et al.
+    2022, §3.2; ServerFilling when sizes are unknown), the paper policy over the window."""
+    return (max_jobs - np.arange(max_jobs)) / (2.0 * max_jobs)
+
+
+def residual_scores(actions: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """Residual mode: the priority-mode scores of ``actions`` (..., max_jobs) in [-1, 1], each added to its
+    slot's ``base`` (``residual_base``) and clipped to [-1, 1] (float64).
+
+    Zero is the paper policy; a slot's score ranges over [base - 1, 1], so every order of the slots and every
+    job held back (a negative score) can be expressed."""
+    return np.clip(base + actions, -1.0, 1.0)
 
 
 def _frequencies(needs: np.ndarray) -> tuple[list[float], list[float]]:
@@ -81,6 +101,7 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
     | "priority" (default) | Box(-1, 1, (max_jobs,)) | 1                | a score per slot, packed by ``packing``  |
     | "select"             | Discrete(max_jobs + 1)  | jobs + commit    | a window slot to add, or commit          |
     | "ranked"             | Discrete(max_jobs)      | jobs + commit    | an option, in ServerFilling-SRPT's order |
+    | "residual"           | Box(-1, 1, (max_jobs,)) | 1                | a change to ServerFilling-SRPT's scores  |
 
     ``action_mode="priority"`` (default, so that any sample of the space is a valid action):
     ``Box(-1, 1, (max_jobs,), float32)``, a score per slot. Slots with a score >= 0 are eligible
@@ -106,6 +127,12 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
     as the paper does even where a job would still fit (needs that are not powers of two). The
     equivalence needs ``max_jobs >= n_servers`` (ServerFilling's candidate set, at most k jobs, then
     lies in the window).
+    ``action_mode="residual"``: priority mode relative to the paper policy, the base computed by the env.
+    Slot i's score is ``clip(b_i + a_i, -1, 1)`` with ``b_i = (max_jobs - i) / (2 max_jobs)``
+    (``residual_base``): decreasing over the window, which lists the jobs least remaining size first, so
+    the action 0 IS ServerFilling-SRPT (§3.2; ServerFilling when sizes are unknown), bit for bit, and an
+    agent whose mean action starts near 0 starts at the paper policy. Every order and every held-back job
+    (negative score) remains expressible. One step per epoch, any sample valid, as in priority mode.
     Helpers: ``commit_action``, ``slot_of_job`` and ``action_from_service_set`` (the action that
     serves a given set, in every mode: a baseline acts in ranked mode through it, ServerFilling-SRPT
     always with 0).
@@ -220,7 +247,7 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
     | jobs                   | None             | (need, duration) pairs at t = 0 or (arrival, need, duration) |
     | trace                  | None             | "alibaba", its CSV path or an SWF path: replay n_arrivals    |
     | size_known             | True             | sizes visible (SRPT order) or hidden (ages only)             |
-    | action_mode            | "priority"       | "priority", "select" or "ranked" (table in Action Space)     |
+    | action_mode            | "priority"       | "priority", "select", "ranked" or "residual" (Action Space)  |
     | packing                | "serverfilling"  | priority mode: "serverfilling", "firstfit" or "greedy"       |
     | max_jobs               | 16               | window size K                                                |
     | render_mode            | None             | "ansi", "rgb_array" or "human" (pygame window or stdout)     |
@@ -253,6 +280,7 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
       reward of a valid action; before it, masked select actions raised).
     - v0: ``reference`` (``info["reference_metrics"]``) and ``reward_scale`` added (defaults unchanged).
     - v0: ``action_mode="ranked"`` added (the other modes unchanged).
+    - v0: ``action_mode="residual"`` added (the other modes unchanged).
     """
 
     def __init__(
@@ -361,6 +389,8 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
         self._slots = np.arange(self.max_jobs, dtype=np.int64)
         self._rank_work = np.zeros(2 * self.max_jobs + 2 * self.n_servers, dtype=np.int64)
         self._n_options = 0
+        self._residual_base = residual_base(self.max_jobs)
+        """Residual mode: the scores of the action 0 (``residual_base``)."""
         self._free = self.n_servers
         self._records: list[MultiserverJobRecord] = []
         self._epochs = 0
@@ -389,10 +419,12 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         core = self._live_core()
-        if self.action_mode == "priority":
+        if self.action_mode in SCORE_MODES:
             scores = np.array(as_real_array("action", action, allow_bool=True))  # a writable contiguous copy
-            if scores.shape != (self.max_jobs,):
+            if scores.shape != (self.max_jobs,) or self.action_mode == "residual":
                 self._check_scores(scores)  # raises with the precise reason
+            if self.action_mode == "residual":
+                scores = residual_scores(scores, self._residual_base)
             try:
                 outcome = core.step(scores)
             except ValueError:
@@ -512,9 +544,10 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
 
     def action_masks(self) -> np.ndarray:
         """Select mode: int8 mask of the legal actions (slots, then commit); ranked mode: of the options."""
-        if self.action_mode == "priority":
+        if self.action_mode in SCORE_MODES:
             raise ValueError(
-                "action_masks() exists only for action_mode='select' or 'ranked'; priority mode takes any scores"
+                f"action_masks() exists only for action_mode='select' or 'ranked'; {self.action_mode} mode takes "
+                "any scores"
             )
         return (self._ranked_mask if self.action_mode == "ranked" else self._mask).copy()
 
@@ -549,17 +582,20 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
         """An action that moves the env toward serving ``serve`` (positions in ``state``'s arrays).
 
         Priority mode: score 1 for the window slots of ``serve``, -1 for the others (every packing
-        then serves exactly them, as their needs fit). Select mode: the first job of ``serve`` (by
-        decreasing need) that is in the window and not selected yet, or commit when none is left.
+        then serves exactly them, as their needs fit); residual mode: the action that gives those scores
+        (1 - b_i, and -1, which ``residual_scores`` makes b_i - 1 < 0). Select mode: the first job of
+        ``serve`` (by decreasing need) that is in the window and not selected yet, or commit when none is left.
         Ranked mode: the first option that is such a job, else the commit option (else option 0).
         Jobs of ``serve`` outside the window are dropped.
         """
         chosen = np.zeros(self.state.n_jobs, dtype=bool)
         chosen[serve] = True
         in_window = chosen[self.window]
-        if self.action_mode == "priority":
+        if self.action_mode in SCORE_MODES:
             scores = np.full(self.max_jobs, -1.0, dtype=np.float32)
             scores[: self.window.size] = np.where(in_window, 1.0, -1.0)
+            if self.action_mode == "residual":
+                scores[scores > 0] -= self._residual_base[scores > 0].astype(np.float32)
             return scores
         pending = np.flatnonzero(in_window & ~self._window_selected)
         if self.action_mode == "ranked":
@@ -573,9 +609,11 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
         return int(pending[int(np.argmax(self._window_need[pending]))])
 
     def service_set_from_scores(self, action: Any) -> np.ndarray:
-        """Priority mode: validate ``action`` and return the boolean service set it induces."""
+        """Priority or residual mode: validate ``action`` and return the boolean service set it induces."""
         scores = as_real_array("action", action, allow_bool=True)
         self._check_scores(scores)
+        if self.action_mode == "residual":
+            scores = residual_scores(scores, self._residual_base)
         state, window = self.state, self.window
         occupied = scores[: window.size]
         slots = np.flatnonzero(occupied >= 0.0)
@@ -649,7 +687,7 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
         if core.n_jobs:
             self._epochs += 1
             self._overflow_epochs += core.n_jobs > self.max_jobs
-        if self.action_mode != "priority":
+        if self.action_mode not in SCORE_MODES:
             self._window_need = core.window_needs()
             self._window_selected = np.zeros(core.n_window, dtype=bool)
             self._free = self.n_servers
@@ -682,7 +720,7 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
         if outcome is not None:
             info["busy_servers"] = outcome.busy_servers
             info["elapsed"] = outcome.elapsed
-        if self.action_mode != "priority":
+        if self.action_mode not in SCORE_MODES:
             info["action_mask"] = self.action_masks()
         return info
 

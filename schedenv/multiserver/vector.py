@@ -13,7 +13,8 @@ the kernels prefetching the next copy's state while they step one (``kernel.pref
 
 Actions: select mode, a (B,) integer array of the single env's ``Discrete`` actions, with
 ``action_masks()`` giving the (B, max_jobs + 1) int8 masks (what MaskablePPO reads; all ones for a copy
-whose episode has just ended); priority mode, a (B, max_jobs) array of scores in [-1, 1]. A masked
+whose episode has just ended); priority mode, a (B, max_jobs) array of scores in [-1, 1] (residual mode:
+the same array, each row made scores by the single env's ``residual_scores``). A masked
 select action is handled by ``invalid_action`` exactly as in the single env (fallback: commit if
 allowed, else slot 0; ``info["invalid_action"]`` flags it; "penalty" also charges
 ``invalid_action_penalty``; "raise" raises naming the copies and changes nothing). Actions outside the
@@ -44,7 +45,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from schedenv.multiserver import kernel
-from schedenv.multiserver.env import MultiserverJobEnv
+from schedenv.multiserver.env import MultiserverJobEnv, residual_base, residual_scores
 from schedenv.multiserver.metrics import metrics_of_completions
 from schedenv.multiserver.workload import PARAMETERS
 from schedenv.vector import NativeVectorEnv
@@ -75,6 +76,7 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
         )
         self.ranked = template.action_mode == "ranked"
         self.select = template.action_mode in ("select", "ranked")  # ranked steps are select steps (kernel)
+        self._residual_base = residual_base(self.max_jobs) if template.action_mode == "residual" else None
         self._penalty = template.invalid_action_penalty if template.invalid_action == "penalty" else 0.0
         self._packing = kernel.PACKINGS[template.packing]
         b, n = self.num_envs, int(template.jobs[1].size) if template.jobs is not None else template.n_arrivals
@@ -104,7 +106,8 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
         mode: (num_envs, max_jobs) masks of the options."""
         if not self.select:
             raise ValueError(
-                "action_masks() exists only for action_mode='select' or 'ranked'; priority mode takes any scores"
+                f"action_masks() exists only for action_mode='select' or 'ranked'; {self.template.action_mode} mode "
+                "takes any scores"
             )
         return (self._ranked_mask if self.ranked else self._mask).copy()
 
@@ -147,7 +150,10 @@ class MultiserverJobVectorEnv(NativeVectorEnv[MultiserverJobEnv]):
         """The actions as the kernel takes them: (slots, scores); raise for values outside the space and,
         with invalid_action="raise", for masked ones."""
         if not self.select:
-            return self._no_slots, self._real_actions(actions, self.max_jobs, -1.0, 1.0, "scores")
+            scores = self._real_actions(actions, self.max_jobs, -1.0, 1.0, "scores")
+            if self._residual_base is not None:
+                scores = residual_scores(scores, self._residual_base)
+            return self._no_slots, scores
         if self.ranked:
             choices = self._integer_actions(actions, self.max_jobs, f"0..{self.max_jobs - 1}")
             if self.template.invalid_action == "raise":

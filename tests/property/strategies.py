@@ -163,7 +163,7 @@ def multiserver(draw: st.DrawFn) -> Case:
         draw(st.sampled_from(["size_dist", "duration_dist"])): draw(size_dists),
         "n_arrivals": n,
         "size_known": draw(st.booleans()),
-        "action_mode": draw(st.sampled_from(["select", "priority", "ranked"])),
+        "action_mode": draw(st.sampled_from(["select", "priority", "ranked", "residual"])),
         "packing": draw(st.sampled_from(["serverfilling", "firstfit", "greedy"])),
         "max_jobs": draw(st.integers(1, 4)),
         "invalid_action": draw(st.sampled_from(INVALID_ACTION_MODES)),
