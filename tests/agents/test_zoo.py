@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 
 import yaml
 from torch import nn
 
-from agents.train import CONFIG_DIR
-from agents.zoo import ZOO_ALGOS, zoo_files
+from agents.train import CONFIG_DIR, resolve_config
+from agents.zoo import ZOO_ALGOS, zoo_files, zoo_hyperparams
 
 
 def test_committed_files_are_what_the_generator_writes() -> None:
@@ -41,8 +42,19 @@ def test_entries_translate_the_default_configs_field_by_field() -> None:
         "activation_fn": nn.ReLU,
         "log_std_init": -1.0,
     }
-    # MultiserverJob's "slots" extractor (agents/configs/multiserverjob_ppo.yaml) carries the env's slot layout
-    multiserver = eval(ppo["schedenv/MultiserverJob-v0"]["policy_kwargs"], scope)
-    assert multiserver["features_extractor_class"].__name__ == "SlotSetExtractor"
+    multiserver = ppo["schedenv/MultiserverJob-v0"]  # agents/configs/multiserverjob_ppo.yaml: a flat MLP
+    assert multiserver["n_timesteps"] == 10_000_000 and multiserver["env_kwargs"]["action_mode"] == "priority"
+    assert eval(multiserver["policy_kwargs"], scope) == {
+        "net_arch": [64, 64],
+        "activation_fn": nn.ReLU,
+        "log_std_init": -0.5,
+    }
+
+
+def test_the_slots_extractor_carries_the_envs_slot_layout() -> None:
+    config = resolve_config(CONFIG_DIR / "multiserverjob_ppo.yaml", {})
+    config = dataclasses.replace(config, extractor="slots", extractor_kwargs={"embed_dim": 16, "hidden": 32})
+    policy_kwargs = eval(zoo_hyperparams(config)["policy_kwargs"], {"nn": nn, "importlib": importlib})
+    assert policy_kwargs["features_extractor_class"].__name__ == "SlotSetExtractor"
     layout = {"start": 0, "n_slots": 16, "slot_features": 7}
-    assert multiserver["features_extractor_kwargs"] == layout | {"embed_dim": 16, "hidden": 32}  # and the config's
+    assert policy_kwargs["features_extractor_kwargs"] == layout | {"embed_dim": 16, "hidden": 32}  # and the config's
