@@ -45,12 +45,13 @@ from schedenv.fastpath import evaluate_fast
 
 def save_model(model: Any, normalizer: VecNormalize | None, model_path: Path, vecnormalize_path: Path) -> None:
     """Save statistics, then the model, each atomically (the model's presence marks completeness); a Ctrl-C
-    meanwhile is raised when both are written (``agents.runs.deferred_interrupt``)."""
+    meanwhile is raised when both are written (``agents.runs.deferred_interrupt``). The rollout buffer's class
+    (``agents.buffers``) is left out, so that plain SB3 / sb3-contrib load the file without this package."""
     with deferred_interrupt():
         if normalizer is not None:
             write_atomic(vecnormalize_path, pickle.dumps(normalizer))
         buffer = io.BytesIO()
-        model.save(buffer)
+        model.save(buffer, exclude=["rollout_buffer_class"])
         write_atomic(model_path, buffer.getvalue())
 
 

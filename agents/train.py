@@ -33,6 +33,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 import schedenv
 from agents.algorithms import Algorithm, algorithm_class, check_compatible
+from agents.buffers import rollout_buffer_class
 from agents.callbacks import AtomicCheckpointCallback, ReferenceEvalCallback, RolloutTimer, save_model
 from agents.contender import load_normalizer
 from agents.extractors import SlotSetExtractor, slot_layout
@@ -638,9 +639,11 @@ def _new_model(
     algo: Algorithm, venv: VecEnv, config: TrainConfig, policy_kwargs: dict[str, Any], run_dir: Path
 ) -> BaseAlgorithm:
     cls = algorithm_class(algo.name)
+    buffer = rollout_buffer_class(algo.name, venv.observation_space)
     return cls(
         _policy_class(algo, venv.action_space),
         _normalize(venv, config),
+        **({} if buffer is None else {"rollout_buffer_class": buffer}),
         seed=config.seed,
         device=config.device,
         policy_kwargs=policy_kwargs,
@@ -718,7 +721,9 @@ def _resume(algo: Algorithm, checkpoint: Checkpoint, venv: VecEnv, config: Train
         normalizer.training = True
         normalizer.norm_reward = config.normalize_reward
         venv = normalizer
-    model = algorithm_class(algo.name).load(checkpoint.model, env=venv, device=config.device)
+    buffer = rollout_buffer_class(algo.name, venv.observation_space)  # not in the saved file (save_model)
+    extra = {} if buffer is None else {"rollout_buffer_class": buffer}
+    model = algorithm_class(algo.name).load(checkpoint.model, env=venv, device=config.device, **extra)
     if algo.off_policy and checkpoint.replay_buffer.is_file():
         model.load_replay_buffer(checkpoint.replay_buffer)
     if checkpoint.state.is_file():

@@ -1,0 +1,74 @@
+"""Rollout buffers that hand PPO the same minibatches as SB3's with fewer copies (docs/rl/index.md, "Training speed").
+
+SB3's ``RolloutBuffer`` stores a rollout step-major, ``(n_steps, n_envs, ...)``, and before the first
+minibatch swaps every array to env-major order and flattens it (``swap_and_flatten``: a copy of the whole
+rollout); each minibatch is then gathered (a copy) and turned into a tensor by ``torch.tensor`` (another
+copy). For wide observations these copies cost as much as the network: 5.3 kB a sample for Moldable's
+ranked mode (1,338 features), about 3 µs of the 30 µs a sample spends learning.
+
+The buffers here keep the observations (and MaskablePPO's masks) in env-major memory seen through a
+step-major view, so ``add`` writes the same rows, ``swap_and_flatten`` is a free reshape, and the minibatch
+gather is the only copy; the gathered arrays are fresh, so they become tensors without another
+(``to_torch`` shares their memory). The minibatches hold the same values in the same order as SB3's, so
+training is bit for bit the same (``tests/agents/test_buffers.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+from stable_baselines3.common.buffers import RolloutBuffer
+
+
+def env_major(array: np.ndarray) -> np.ndarray:
+    """A copy of the step-major ``array`` (n_steps, n_envs, ...) whose memory is env-major, so that swapping
+    its first two axes gives a C-contiguous array (flattened without a copy)."""
+    copy = np.empty((array.shape[1], array.shape[0], *array.shape[2:]), dtype=array.dtype).swapaxes(0, 1)
+    copy[...] = array
+    return copy
+
+
+class EnvMajorRolloutBuffer(RolloutBuffer):
+    """SB3's ``RolloutBuffer`` with env-major observations and copy-free tensors (see the module doc)."""
+
+    wide: tuple[str, ...] = ("observations",)
+    """The arrays kept env-major: those with a row of features per sample."""
+
+    def reset(self) -> None:
+        super().reset()
+        for name in self.wide:
+            setattr(self, name, env_major(getattr(self, name)))
+
+    def to_torch(self, array: np.ndarray, copy: bool = True) -> torch.Tensor:
+        """``array`` as a tensor; on the CPU it shares ``array``'s memory, which ``_get_samples`` has just
+        gathered (a fresh array nothing else holds), so no copy is needed to keep the buffer's data safe."""
+        if self.device.type == "cpu":
+            return torch.from_numpy(np.ascontiguousarray(array))
+        return super().to_torch(array, copy)
+
+
+class EnvMajorMaskableRolloutBuffer(MaskableRolloutBuffer, EnvMajorRolloutBuffer):
+    """sb3-contrib's ``MaskableRolloutBuffer`` with env-major observations and masks (see the module doc)."""
+
+    wide = ("observations", "action_masks")
+
+
+def rollout_buffer_class(algo: str, observation_space: Any) -> type[RolloutBuffer] | None:
+    """The buffer ``agents.train`` gives ``algo`` (an ``--algo`` name): an env-major one for the on-policy
+    algorithms on a ``Box`` observation, else None (the algorithm's own)."""
+    from gymnasium import spaces
+
+    if not isinstance(observation_space, spaces.Box):
+        return None
+    return ENV_MAJOR_BUFFERS.get(algo)
+
+
+ENV_MAJOR_BUFFERS: dict[str, type[RolloutBuffer]] = {
+    "ppo": EnvMajorRolloutBuffer,
+    "a2c": EnvMajorRolloutBuffer,
+    "maskable_ppo": EnvMajorMaskableRolloutBuffer,
+}
+"""The env-major buffer of each on-policy ``--algo`` name."""
