@@ -15,7 +15,7 @@ training is bit for bit the same (``tests/agents/test_buffers.py``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -23,24 +23,26 @@ from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from stable_baselines3.common.buffers import RolloutBuffer
 
 
-def env_major(array: np.ndarray) -> np.ndarray:
-    """A copy of the step-major ``array`` (n_steps, n_envs, ...) whose memory is env-major, so that swapping
-    its first two axes gives a C-contiguous array (flattened without a copy)."""
-    copy = np.empty((array.shape[1], array.shape[0], *array.shape[2:]), dtype=array.dtype).swapaxes(0, 1)
-    copy[...] = array
-    return copy
+def env_major(array: np.ndarray, fill: float) -> np.ndarray:
+    """An array shaped like the step-major ``array`` (n_steps, n_envs, ...), filled with ``fill``, whose
+    memory is env-major, so that swapping its first two axes gives a C-contiguous array (flattened without a
+    copy). A fill of 0 is a calloc: the pages are only touched when the rollout writes them."""
+    shape = (array.shape[1], array.shape[0], *array.shape[2:])
+    memory = np.zeros(shape, dtype=array.dtype) if fill == 0 else np.full(shape, fill, dtype=array.dtype)
+    return memory.swapaxes(0, 1)
 
 
 class EnvMajorRolloutBuffer(RolloutBuffer):
     """SB3's ``RolloutBuffer`` with env-major observations and copy-free tensors (see the module doc)."""
 
-    wide: tuple[str, ...] = ("observations",)
-    """The arrays kept env-major: those with a row of features per sample."""
+    wide: ClassVar[dict[str, float]] = {"observations": 0.0}
+    """The arrays kept env-major (those with a row of features per sample), each with the value SB3's
+    ``reset`` starts it with."""
 
     def reset(self) -> None:
         super().reset()
-        for name in self.wide:
-            setattr(self, name, env_major(getattr(self, name)))
+        for name, fill in self.wide.items():
+            setattr(self, name, env_major(getattr(self, name), fill))
 
     def to_torch(self, array: np.ndarray, copy: bool = True) -> torch.Tensor:
         """``array`` as a tensor; on the CPU it shares ``array``'s memory, which ``_get_samples`` has just
@@ -53,7 +55,7 @@ class EnvMajorRolloutBuffer(RolloutBuffer):
 class EnvMajorMaskableRolloutBuffer(MaskableRolloutBuffer, EnvMajorRolloutBuffer):
     """sb3-contrib's ``MaskableRolloutBuffer`` with env-major observations and masks (see the module doc)."""
 
-    wide = ("observations", "action_masks")
+    wide: ClassVar[dict[str, float]] = {"observations": 0.0, "action_masks": 1.0}
 
 
 def rollout_buffer_class(algo: str, observation_space: Any) -> type[RolloutBuffer] | None:

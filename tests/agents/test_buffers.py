@@ -56,13 +56,15 @@ def test_training_is_bit_for_bit_that_of_sb3s_buffer(cls: Any, theirs: Any, ours
     assert not torch.equal(got[0], got[1])  # the first layer was trained: the comparison covers the updates
 
 
-def test_env_major_keeps_the_values_and_flattens_env_major_without_a_copy() -> None:
-    step_major = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)  # (n_steps, n_envs, features)
-    kept = env_major(step_major)
-    assert kept.shape == (2, 3, 4) and np.array_equal(kept, step_major)
+def test_env_major_starts_as_sb3_and_flattens_env_major_without_a_copy() -> None:
+    step_major = np.ones((2, 3, 4), dtype=np.float32)  # (n_steps, n_envs, features), as MaskableRolloutBuffer's masks
+    kept = env_major(step_major, 1.0)
+    assert kept.shape == (2, 3, 4) and kept.dtype == np.float32 and np.array_equal(kept, step_major)
+    assert not env_major(step_major, 0.0).any()
+    kept[...] = np.arange(24, dtype=np.float32).reshape(2, 3, 4)  # what add() writes, step by step
     flat = RolloutBuffer.swap_and_flatten(kept)
     assert np.shares_memory(flat, kept)  # a view: the swap cost nothing
-    assert np.array_equal(flat, RolloutBuffer.swap_and_flatten(step_major))  # env 0's steps, then env 1's, ...
+    assert np.array_equal(flat, RolloutBuffer.swap_and_flatten(np.array(kept)))  # env 0's steps, then env 1's
 
 
 def test_the_buffer_is_chosen_for_on_policy_algorithms_on_box_observations() -> None:
