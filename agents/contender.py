@@ -26,6 +26,7 @@ from stable_baselines3.common.vec_env import VecNormalize
 from torch import nn
 
 from agents.algorithms import algorithm_class, get_algorithm
+from agents.normalize import normalized
 from agents.runs import Checkpoint, best_model, final_model, read_config
 
 
@@ -82,8 +83,8 @@ class AgentContender:
             raise ValueError(f"{self.name} acts with action masks; the batched env gave none")
         obs = np.asarray(observations, dtype=np.float32)
         normalizer = self.normalizer
-        if normalizer is not None and normalizer.norm_obs:  # VecNormalize.normalize_obs without its deepcopy
-            obs = normalizer._normalize_obs(obs, normalizer.obs_rms).astype(np.float32)  # type: ignore[arg-type]
+        if normalizer is not None and normalizer.norm_obs:
+            obs = normalized(normalizer, obs)
         policy = self.model.policy
         if policy.training:  # a model still being trained is switched to evaluation, once
             policy.set_training_mode(False)

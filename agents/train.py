@@ -29,7 +29,7 @@ import gymnasium as gym
 import torch
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+from stable_baselines3.common.vec_env import VecEnv
 
 import schedenv
 from agents.algorithms import Algorithm, algorithm_class, check_compatible
@@ -37,6 +37,7 @@ from agents.buffers import rollout_buffer_class
 from agents.callbacks import AtomicCheckpointCallback, ReferenceEvalCallback, RolloutTimer, save_model
 from agents.contender import load_normalizer
 from agents.extractors import SlotSetExtractor, slot_layout
+from agents.normalize import BatchedVecNormalize, make_normalizer
 from agents.protocol import train_seeds, validation_seeds
 from agents.runs import (
     ANCHOR,
@@ -626,7 +627,7 @@ def build_policy_kwargs(config: TrainConfig, env: gym.Env) -> dict[str, Any]:
 def _normalize(venv: VecEnv, config: TrainConfig) -> VecEnv:
     if not (config.normalize_observation or config.normalize_reward):
         return venv
-    return VecNormalize(
+    return make_normalizer(
         venv,
         norm_obs=config.normalize_observation,
         norm_reward=config.normalize_reward,
@@ -717,6 +718,8 @@ def _resume_readable(
 def _resume(algo: Algorithm, checkpoint: Checkpoint, venv: VecEnv, config: TrainConfig) -> tuple[BaseAlgorithm, int]:
     normalizer = load_normalizer(checkpoint.vecnormalize)
     if normalizer is not None:
+        if isinstance(venv.observation_space, gym.spaces.Box):  # saved as SB3's class (agents.normalize)
+            normalizer = BatchedVecNormalize.of(normalizer)
         normalizer.set_venv(venv)
         normalizer.training = True
         normalizer.norm_reward = config.normalize_reward

@@ -61,11 +61,15 @@ class BatchedVecEnv(VecEnv):
         self._actions = None
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        for i in np.flatnonzero(dones):
-            infos[i]["terminal_observation"] = info["final_obs"][i]
-            infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+        ended = np.flatnonzero(dones)
+        if ended.size:  # each metric of the ended copies as Python floats, one conversion per metric
             metrics = info["final_info"].get("episode_metrics", {})
-            infos[i]["episode_metrics"] = {k: float(v[i]) for k, v in metrics.items() if not k.startswith("_")}
+            columns = {k: v[ended].astype(np.float64).tolist() for k, v in metrics.items() if not k.startswith("_")}
+            cut = (truncated & ~terminated)[ended].tolist()
+            for j, i in enumerate(ended.tolist()):
+                infos[i]["terminal_observation"] = info["final_obs"][i]
+                infos[i]["TimeLimit.truncated"] = cut[j]
+                infos[i]["episode_metrics"] = {k: column[j] for k, column in columns.items()}
         return observations, rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
