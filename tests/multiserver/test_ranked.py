@@ -7,17 +7,14 @@ options, masks and observation follow the hand-worked example below; baselines a
 
 from __future__ import annotations
 
-from typing import Any
-
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import baselines
-import schedenv  # noqa: F401 - registers the env ids
 from schedenv.multiserver.kernel import RANKED_COMMIT
+from tests.multiserver.episodes import ENV_ID, baseline_metrics
 
-ENV_ID = "schedenv/MultiserverJob-v0"
 HAND_JOBS = [(4, 1.0), (1, 2.0), (8, 0.5), (2, 3.0), (1, 10.0)]
 """A (need 4, d 1), B (1, 2), C (8, 0.5), D (2, 3), E (1, 10), all at t = 0; k = 8. SRPT keys k_j d_j:
 A 4, B 2, C 4, D 6, E 10, so the window is B, A, C, D, E (slots 0..4; A before C by arrival).
@@ -25,18 +22,6 @@ ServerFilling: the prefix B, A, C needs 13 >= 8; by decreasing need C (8) fits, 
 it serves {C} alone."""
 SLOT = 7
 """Features per slot."""
-
-
-def metrics_of_paper_policy(seed: int, **kwargs: Any) -> dict[str, float]:
-    """ServerFilling-SRPT's ``episode_metrics`` on the priority-mode env."""
-    env = gym.make(ENV_ID, **kwargs)
-    policy = baselines.make("serverfilling-srpt")
-    observation, _ = env.reset(seed=seed)
-    policy.reset(env)
-    terminated = False
-    while not terminated:
-        observation, _, terminated, _, info = env.step(policy.act(observation, env))
-    return info["episode_metrics"]
 
 
 @pytest.mark.parametrize("load", [0.6, 0.9])
@@ -51,7 +36,7 @@ def test_option_zero_at_every_step_is_serverfilling_srpt_bit_for_bit(seed: int, 
         steps += 1
         if terminated:
             break
-    assert info["episode_metrics"] == metrics_of_paper_policy(seed, load=load, n_arrivals=200)
+    assert info["episode_metrics"] == baseline_metrics("serverfilling-srpt", seed, load=load, n_arrivals=200)
     assert steps > 400  # several selection steps per epoch: the comparison covers many decisions
 
 
@@ -66,7 +51,7 @@ def test_option_zero_in_the_batched_env_is_serverfilling_srpt_bit_for_bit() -> N
             got.setdefault(int(i), {name: float(values[i]) for name, values in info["episode_metrics"].items()
                                     if not name.startswith("_")})  # fmt: skip
     for i in range(num_envs):
-        assert got[i] == metrics_of_paper_policy(20 + i, **kwargs)
+        assert got[i] == baseline_metrics("serverfilling-srpt", 20 + i, **kwargs)
 
 
 def test_the_paper_policy_acts_with_option_zero() -> None:
@@ -79,7 +64,7 @@ def test_the_paper_policy_acts_with_option_zero() -> None:
     while not terminated:
         assert policy.act(observation, env) == 0
         observation, _, terminated, _, info = env.step(0)
-    assert info["episode_metrics"] == metrics_of_paper_policy(4, n_arrivals=150)
+    assert info["episode_metrics"] == baseline_metrics("serverfilling-srpt", 4, n_arrivals=150)
 
 
 def test_option_zero_commits_where_serverfilling_leaves_fitting_jobs_out() -> None:
@@ -104,17 +89,10 @@ def test_option_zero_commits_where_serverfilling_leaves_fitting_jobs_out() -> No
 
 @pytest.mark.parametrize("name", ["fcfs", "greedy-srpt", "maxweight", "serverfilling"])
 def test_every_baseline_gives_the_same_episode_in_ranked_and_select_mode(name: str) -> None:
-    results = []
-    for mode in ("select", "ranked"):
-        env = gym.make(ENV_ID, action_mode=mode, n_arrivals=120, invalid_action="raise")
-        policy = baselines.make(name)
-        observation, _ = env.reset(seed=9)
-        policy.reset(env)
-        terminated = False
-        while not terminated:
-            observation, _, terminated, _, info = env.step(policy.act(observation, env))
-        results.append(info["episode_metrics"])
-    assert results[0] == results[1]
+    select, ranked = (
+        {"action_mode": mode, "n_arrivals": 120, "invalid_action": "raise"} for mode in ("select", "ranked")
+    )
+    assert baseline_metrics(name, 9, **ranked) == baseline_metrics(name, 9, **select)
 
 
 def test_hand_worked_options_masks_and_observation() -> None:

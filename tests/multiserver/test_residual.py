@@ -14,29 +14,12 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import baselines
-import schedenv  # noqa: F401 - registers the env ids
 from schedenv.multiserver.env import residual_base, residual_scores
+from tests.multiserver.episodes import ENV_ID, baseline_metrics
 
-ENV_ID = "schedenv/MultiserverJob-v0"
 HAND_JOBS = [(4, 1.0), (1, 2.0), (8, 0.5), (2, 3.0), (1, 10.0)]
 """A (need 4, d 1), B (1, 2), C (8, 0.5), D (2, 3), E (1, 10), all at t = 0; k = 8. SRPT keys k_j d_j:
 A 4, B 2, C 4, D 6, E 10, so the window is B, A, C, D, E (slots 0..4)."""
-
-
-def paper_metrics(policy: str, seeds: range, **kwargs: Any) -> list[dict[str, float]]:
-    """``policy``'s ``episode_metrics`` per seed on the priority-mode env."""
-    rows = []
-    for seed in seeds:
-        env = gym.make(ENV_ID, **kwargs)
-        agent = baselines.make(policy)
-        observation, _ = env.reset(seed=seed)
-        agent.reset(env)
-        terminated = False
-        while not terminated:
-            observation, _, terminated, _, info = env.step(agent.act(observation, env))
-        rows.append(info["episode_metrics"])
-    return rows
 
 
 def test_the_base_halves_a_decreasing_ladder() -> None:
@@ -54,7 +37,7 @@ def test_the_base_halves_a_decreasing_ladder() -> None:
     ],
 )
 def test_the_zero_action_is_the_paper_policy_bit_for_bit(policy: str, kwargs: dict[str, Any]) -> None:
-    expected = paper_metrics(policy, range(3), **kwargs)
+    expected = [baseline_metrics(policy, seed, **kwargs) for seed in range(3)]
     env = gym.make(ENV_ID, action_mode="residual", **kwargs)
     zero = np.zeros(env.action_space.shape, dtype=np.float32)
     for seed, metrics in zip(range(3), expected, strict=True):
@@ -69,7 +52,7 @@ def test_the_zero_action_is_the_paper_policy_bit_for_bit(policy: str, kwargs: di
 
 def test_the_zero_action_in_the_batched_env_is_serverfilling_srpt_bit_for_bit() -> None:
     kwargs = {"load": 0.9, "n_arrivals": 150}
-    expected = paper_metrics("serverfilling-srpt", range(3), **kwargs)
+    expected = [baseline_metrics("serverfilling-srpt", seed, **kwargs) for seed in range(3)]
     venv = gym.make_vec(ENV_ID, 3, vectorization_mode="vector_entry_point", action_mode="residual", **kwargs)
     venv.reset(seed=0)
     zero, ended = np.zeros((3, venv.single_action_space.shape[0])), [None, None, None]
@@ -106,17 +89,8 @@ def test_hand_worked_reordering_and_holding_back() -> None:
 
 @pytest.mark.parametrize("name", ["fcfs", "greedy-srpt", "maxweight", "serverfilling-srpt", "firstfit-srpt"])
 def test_every_baseline_gives_the_same_episode_in_residual_and_priority_mode(name: str) -> None:
-    results = []
-    for mode in ("priority", "residual"):
-        env = gym.make(ENV_ID, action_mode=mode, n_arrivals=120, load=0.9)
-        policy = baselines.make(name)
-        observation, _ = env.reset(seed=4)
-        policy.reset(env)
-        terminated = False
-        while not terminated:
-            observation, _, terminated, _, info = env.step(policy.act(observation, env))
-        results.append(info["episode_metrics"])
-    assert results[0] == results[1]
+    kwargs = {"n_arrivals": 120, "load": 0.9}
+    assert baseline_metrics(name, 4, action_mode="residual", **kwargs) == baseline_metrics(name, 4, **kwargs)
 
 
 @pytest.mark.parametrize(
