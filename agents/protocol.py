@@ -151,6 +151,29 @@ def config_hash(config: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()
 
 
+LATER_FIELDS: dict[str, Any] = {
+    "eval_env_kwargs": {},
+    "eval_restore": 0.0,
+    "warm_start_smoothing": 0.0,
+    "warm_start_explore": [],
+    "warm_start_kl": False,
+}
+"""``agents.train.TrainConfig`` fields added after the seed plan's first publications, each with its default:
+the value with which a config written before the field existed trains as it did then."""
+
+
+def earlier_config_hashes(config: Mapping[str, Any]) -> set[str]:
+    """``config_hash`` of ``config`` and of it without any set of the ``LATER_FIELDS`` that it holds at their
+    defaults: the hashes the same config had under the ``TrainConfig`` of earlier commits. A publication whose
+    hash is one of them was trained from this config (``--replicate`` checks it, docs/rl/seed-plan.md)."""
+    defaults = [name for name, value in LATER_FIELDS.items() if name in config and config[name] == value]
+    hashes = set()
+    for mask in range(2 ** len(defaults)):
+        dropped = {name for bit, name in enumerate(defaults) if mask >> bit & 1}
+        hashes.add(config_hash({key: value for key, value in config.items() if key not in dropped}))
+    return hashes
+
+
 def ledger_entry(results: str, config: Mapping[str, Any], commit: str, seeds: range) -> dict[str, Any]:
     """One ledger line: the results it produced, the config's hash, the commit, the UTC date, and the seeds
     played as ``[first, last]``."""

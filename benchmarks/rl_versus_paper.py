@@ -45,7 +45,15 @@ from typing import Any
 
 import agents
 from agents.assess import Assessment, assess, baseline_kwargs, merge_env_kwargs
-from agents.protocol import LEDGER, SEALED_TEST_SEEDS, append_ledger, config_hash, ledger_entry, split_seeds
+from agents.protocol import (
+    LEDGER,
+    SEALED_TEST_SEEDS,
+    append_ledger,
+    config_hash,
+    earlier_config_hashes,
+    ledger_entry,
+    split_seeds,
+)
 from agents.results import RLResults, Run, Setting, load_results, plot_learning_curves, render_markdown, within
 from agents.runs import read_evaluations, read_provenance
 from agents.sweep import run_folder, sweep
@@ -166,6 +174,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--replicate checks a published result, and {published} is not one: publish it first")
     seeds = REPLICATION_TRAIN_SEEDS if args.replicate else QUICK_SEEDS if args.quick else TRAIN_SEEDS
     timesteps = args.timesteps or (20_000 if args.quick else preset.timesteps)
+    if args.replicate and not replicates(load_results(published), preset_config(preset, timesteps)):
+        raise SystemExit(
+            f"--replicate retrains the shipped {preset.path}, which is no longer the config of {published} "
+            "(its hash matches none of the config's, agents.protocol.earlier_config_hashes): publish it first"
+        )
     episodes = args.test_episodes or (10 if args.quick else preset.test_episodes)
     split = "sealed" if sealed else "test"
     test_seeds = split_seeds(split, episodes, REPLICATION_SEALED_START if args.replicate else None)
@@ -180,10 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     runs_dir = Path(args.runs) / (f"rl_{args.preset}-replication" if args.replicate else f"rl_{args.preset}")
 
     config_path = str(preset.path)
-    overrides = {"timesteps": timesteps, "progress_bar": False}
-    sweep([config_path], seeds, overrides, runs_dir, workers=args.workers, resume=True)
+    sweep([config_path], seeds, run_overrides(timesteps), runs_dir, workers=args.workers, resume=True)
     folders = [run_folder(runs_dir, config_path, seed) for seed in seeds]
-    config = resolve_config(config_path, overrides)
+    config = preset_config(preset, timesteps)
     env_kwargs = env_kwargs_objects(config)
     metric = objective_metric(config.env_id, env_kwargs)
     policies = [agents.load(folder, best=True).act_batch for folder in folders]
@@ -205,6 +217,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.replicate:
         print(replication_verdict(load_results(published), results))
     return 0
+
+
+def run_overrides(timesteps: int) -> dict[str, Any]:
+    """What every run of a preset sets over its shipped config: the budget and no progress bar."""
+    return {"timesteps": timesteps, "progress_bar": False}
+
+
+def preset_config(preset: Preset, timesteps: int) -> TrainConfig:
+    """The resolved config that ``preset``'s runs train (``run_overrides``)."""
+    return resolve_config(str(preset.path), run_overrides(timesteps))
+
+
+def replicates(published: RLResults, config: TrainConfig) -> bool:
+    """True when ``config`` is the config ``published`` was trained from: its hash, or its hash before fields
+    added later at their defaults (``agents.protocol.earlier_config_hashes``)."""
+    return published.config_sha256 in earlier_config_hashes(dataclasses.asdict(config))
 
 
 def replication_verdict(published: RLResults, replicated: RLResults) -> str:

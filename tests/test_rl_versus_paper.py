@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
@@ -14,7 +15,7 @@ import yaml
 
 pytest.importorskip("torch", reason="the rl extra is not installed: pip install -e '.[rl]'")
 
-from agents.protocol import SEALED_TEST_SEEDS, config_hash
+from agents.protocol import LATER_FIELDS, SEALED_TEST_SEEDS, config_hash, earlier_config_hashes
 from agents.results import RLResults, load_results, within
 from agents.train import CONFIG_DIR, resolve_config
 from schedenv.cli import main as schedenv_main
@@ -160,6 +161,10 @@ def test_a_replication_retrains_with_other_seeds_on_other_sealed_seeds_and_says_
     monkeypatch.setattr(rl_versus_paper, "_commit", lambda: ("d" * 40, False))
     argv = ["malleable-offline", "--replicate", "--test-episodes", "3", "--workers", "1"]
     argv += ["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--ledger", str(tmp_path / "l.jsonl")]
+    with pytest.raises(SystemExit, match="no longer the config of"):  # the tiny config is not the published one
+        rl_versus_paper.main(argv)
+    assert not (tmp_path / "runs").exists()  # refused before training
+    monkeypatch.setattr(rl_versus_paper, "replicates", lambda published, config: True)
     assert rl_versus_paper.main(argv) == 0
     results = load_results(tmp_path / "out" / "rl_malleable-offline.json")
     _check(results, runs=3, split="sealed")
@@ -179,6 +184,17 @@ def test_a_replication_retrains_with_other_seeds_on_other_sealed_seeds_and_says_
         rl_versus_paper.main(argv)
 
 
+def test_a_config_keeps_its_hashes_from_before_fields_added_at_their_defaults() -> None:
+    config = dataclasses.asdict(resolve_config(CONFIG_DIR / "malleable_ppo.yaml", {}))
+    assert {name: config[name] for name in LATER_FIELDS} == LATER_FIELDS  # TrainConfig's own defaults
+    before = {key: value for key, value in config.items() if key not in ("eval_restore", "warm_start_kl")}
+    hashes = earlier_config_hashes(config)
+    assert config_hash(config) in hashes and config_hash(before) in hashes and len(hashes) == 2 ** len(LATER_FIELDS)
+    changed = {**config, "timesteps": config["timesteps"] + 1}  # a real change is never one of them
+    assert not hashes & earlier_config_hashes(changed)
+    assert len(earlier_config_hashes({**config, "warm_start_kl": True})) == 2 ** (len(LATER_FIELDS) - 1)
+
+
 REPLICATIONS = sorted((RESULTS / "replications").glob("rl_*.json")) + sorted(
     (RESULTS / "replications" / "superseded").glob("*/rl_*.json")
 )
@@ -194,6 +210,11 @@ def _publication_of(replicated: RLResults, name: str) -> RLResults:
     candidates = [RESULTS / name, *sorted((RESULTS / "superseded").glob(f"*/{name}"))]
     found = [load_results(c) for c in candidates if c.exists()]
     matches = [result for result in found if result.config_sha256 == replicated.config_sha256]
+    if not matches:  # published before fields were added to TrainConfig (at their defaults): the same config
+        preset = rl_versus_paper.PRESETS[name.removeprefix("rl_").removesuffix(".json")]
+        shipped = rl_versus_paper.preset_config(preset, preset.timesteps)
+        if config_hash(dataclasses.asdict(shipped)) == replicated.config_sha256:
+            matches = [result for result in found if rl_versus_paper.replicates(result, shipped)]
     assert len(matches) == 1, f"{len(matches)} committed publications of {name} have the replicated config"
     return matches[0]
 
@@ -204,7 +225,6 @@ def _replication_against_publication(path: Path) -> tuple[float, float, float]:
     replicated = load_results(path)
     published = _publication_of(replicated, path.name)
     assert replicated.split == published.split == "sealed"
-    assert replicated.config_sha256 == published.config_sha256
     assert not set(replicated.train_seeds) & set(published.train_seeds)
     assert not set(replicated.test_seeds) & set(published.test_seeds)
     ledger = [json.loads(line) for line in (RESULTS / "ledger.jsonl").read_text().splitlines()]
