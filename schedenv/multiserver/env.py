@@ -131,7 +131,8 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
     Slot i's score is ``clip(b_i + a_i, -1, 1)`` with ``b_i = (max_jobs - i) / (2 max_jobs)``
     (``residual_base``): decreasing over the window, which lists the jobs least remaining size first, so
     the action 0 IS ServerFilling-SRPT (§3.2; ServerFilling when sizes are unknown), bit for bit, and an
-    agent whose mean action starts near 0 starts at the paper policy. Every order and every held-back job
+    agent whose mean action starts near 0 starts at the paper policy (with ``packing="firstfit"`` or
+    ``"greedy"``: FirstFit-SRPT or GreedySRPT, §6, that packing of the same order). Every order and every held-back job
     (negative score) remains expressible. One step per epoch, any sample valid, as in priority mode.
     Helpers: ``commit_action``, ``slot_of_job`` and ``action_from_service_set`` (the action that
     serves a given set, in every mode: a baseline acts in ranked mode through it, ServerFilling-SRPT

@@ -34,6 +34,8 @@ def test_the_base_halves_a_decreasing_ladder() -> None:
         ("serverfilling-srpt", {"load": 0.9, "n_arrivals": 300}),
         ("serverfilling-srpt", {"load": 0.95, "n_arrivals": 300, "max_jobs": 8}),  # jobs outside the window
         ("serverfilling", {"load": 0.8, "n_arrivals": 300, "size_known": False}),
+        ("firstfit-srpt", {"load": 0.9, "n_arrivals": 300, "packing": "firstfit"}),  # the env's packing of the order
+        ("greedy-srpt", {"load": 0.9, "n_arrivals": 300, "packing": "greedy"}),
     ],
 )
 def test_the_zero_action_is_the_paper_policy_bit_for_bit(policy: str, kwargs: dict[str, Any]) -> None:
