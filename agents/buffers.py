@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import torch
+from gymnasium import spaces
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from stable_baselines3.common.buffers import RolloutBuffer
 
@@ -61,8 +62,6 @@ class EnvMajorMaskableRolloutBuffer(MaskableRolloutBuffer, EnvMajorRolloutBuffer
 def rollout_buffer_class(algo: str, observation_space: Any) -> type[RolloutBuffer] | None:
     """The buffer ``agents.train`` gives ``algo`` (an ``--algo`` name): an env-major one for the on-policy
     algorithms on a ``Box`` observation, else None (the algorithm's own)."""
-    from gymnasium import spaces
-
     if not isinstance(observation_space, spaces.Box):
         return None
     return ENV_MAJOR_BUFFERS.get(algo)
