@@ -67,6 +67,13 @@ def rollout_buffer_class(algo: str, observation_space: Any) -> type[RolloutBuffe
     return ENV_MAJOR_BUFFERS.get(algo)
 
 
+def buffer_options(algo: str, observation_space: Any) -> dict[str, Any]:
+    """The keyword arguments that give a model of ``algo`` its ``rollout_buffer_class`` (none: its own), for
+    building it and for loading a saved one (``agents.callbacks.save_model`` leaves the class out)."""
+    buffer = rollout_buffer_class(algo, observation_space)
+    return {} if buffer is None else {"rollout_buffer_class": buffer}
+
+
 ENV_MAJOR_BUFFERS: dict[str, type[RolloutBuffer]] = {
     "ppo": EnvMajorRolloutBuffer,
     "a2c": EnvMajorRolloutBuffer,

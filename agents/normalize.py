@@ -62,7 +62,19 @@ class BatchedVecNormalize(VecNormalize):
         return batched
 
 
+def _batches(venv: VecEnv) -> bool:
+    """Whether ``venv``'s normalizer is a ``BatchedVecNormalize``: its observations are a Box."""
+    return isinstance(venv.observation_space, spaces.Box)
+
+
 def make_normalizer(venv: VecEnv, **kwargs: Any) -> VecNormalize:
     """``VecNormalize(venv, **kwargs)``, batched over terminal observations where they are a Box."""
-    kind = BatchedVecNormalize if isinstance(venv.observation_space, spaces.Box) else VecNormalize
-    return kind(venv, **kwargs)
+    return (BatchedVecNormalize if _batches(venv) else VecNormalize)(venv, **kwargs)
+
+
+def resumed_normalizer(normalizer: VecNormalize, venv: VecEnv) -> VecNormalize:
+    """The unpickled ``normalizer`` (saved as SB3's class) over ``venv``, of the class ``make_normalizer`` builds."""
+    if _batches(venv):
+        normalizer = BatchedVecNormalize.of(normalizer)
+    normalizer.set_venv(venv)
+    return normalizer

@@ -33,11 +33,11 @@ from stable_baselines3.common.vec_env import VecEnv
 
 import schedenv
 from agents.algorithms import Algorithm, algorithm_class, check_compatible
-from agents.buffers import rollout_buffer_class
+from agents.buffers import buffer_options
 from agents.callbacks import AtomicCheckpointCallback, ReferenceEvalCallback, RolloutTimer, save_model
 from agents.contender import load_normalizer
 from agents.extractors import SlotSetExtractor, slot_layout
-from agents.normalize import BatchedVecNormalize, make_normalizer
+from agents.normalize import make_normalizer, resumed_normalizer
 from agents.protocol import train_seeds, validation_seeds
 from agents.runs import (
     ANCHOR,
@@ -640,11 +640,10 @@ def _new_model(
     algo: Algorithm, venv: VecEnv, config: TrainConfig, policy_kwargs: dict[str, Any], run_dir: Path
 ) -> BaseAlgorithm:
     cls = algorithm_class(algo.name)
-    buffer = rollout_buffer_class(algo.name, venv.observation_space)
     return cls(
         _policy_class(algo, venv.action_space),
         _normalize(venv, config),
-        **({} if buffer is None else {"rollout_buffer_class": buffer}),
+        **buffer_options(algo.name, venv.observation_space),
         seed=config.seed,
         device=config.device,
         policy_kwargs=policy_kwargs,
@@ -718,15 +717,12 @@ def _resume_readable(
 def _resume(algo: Algorithm, checkpoint: Checkpoint, venv: VecEnv, config: TrainConfig) -> tuple[BaseAlgorithm, int]:
     normalizer = load_normalizer(checkpoint.vecnormalize)
     if normalizer is not None:
-        if isinstance(venv.observation_space, gym.spaces.Box):  # saved as SB3's class (agents.normalize)
-            normalizer = BatchedVecNormalize.of(normalizer)
-        normalizer.set_venv(venv)
+        normalizer = resumed_normalizer(normalizer, venv)
         normalizer.training = True
         normalizer.norm_reward = config.normalize_reward
         venv = normalizer
-    buffer = rollout_buffer_class(algo.name, venv.observation_space)  # not in the saved file (save_model)
-    extra = {} if buffer is None else {"rollout_buffer_class": buffer}
-    model = algorithm_class(algo.name).load(checkpoint.model, env=venv, device=config.device, **extra)
+    options = buffer_options(algo.name, venv.observation_space)  # not in the saved file (save_model)
+    model = algorithm_class(algo.name).load(checkpoint.model, env=venv, device=config.device, **options)
     if algo.off_policy and checkpoint.replay_buffer.is_file():
         model.load_replay_buffer(checkpoint.replay_buffer)
     if checkpoint.state.is_file():

@@ -596,7 +596,8 @@ class MultiserverJobEnv(SchedulingEnv[Any, FastCore]):
             scores = np.full(self.max_jobs, -1.0, dtype=np.float32)
             scores[: self.window.size] = np.where(in_window, 1.0, -1.0)
             if self.action_mode == "residual":
-                scores[scores > 0] -= self._residual_base[scores > 0].astype(np.float32)
+                served = scores > 0
+                scores[served] -= self._residual_base[served].astype(np.float32)
             return scores
         pending = np.flatnonzero(in_window & ~self._window_selected)
         if self.action_mode == "ranked":
