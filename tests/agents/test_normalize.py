@@ -45,6 +45,25 @@ def test_every_step_is_bit_for_bit_sb3s_terminal_observations_included() -> None
     )
 
 
+def test_the_compiled_normalisation_is_numpys_on_edge_values() -> None:
+    theirs = normalizer(VecNormalize)
+    size = theirs.observation_space.shape[0]
+    rng = np.random.default_rng(1)
+    theirs.obs_rms.mean = rng.normal(0.0, 3.0, size)
+    theirs.obs_rms.var = rng.uniform(1e-9, 50.0, size)
+    rows = rng.normal(0.0, 40.0, (7, size)).astype(np.float32)  # many beyond clip_obs = 10 either side
+    rows[0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    rows[1] = theirs.obs_rms.mean  # scores of +-0 and ties at rounding
+    want = theirs._normalize_obs(rows, theirs.obs_rms).astype(np.float32)
+    got = normalized(theirs, rows)
+    assert got.dtype == np.float32 and got.shape == rows.shape
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))  # bit for bit, signs of zero and NaN included
+    assert (np.abs(got[2:]) == 10.0).any()  # the clip was exercised
+    doubles = rows.astype(np.float64) / 3.0  # a float64 Box: the same float64 arithmetic
+    want = theirs._normalize_obs(doubles, theirs.obs_rms).astype(np.float32)
+    assert np.array_equal(normalized(theirs, doubles).view(np.uint32), want.view(np.uint32))
+
+
 def trained(kind: type[VecNormalize]) -> list[torch.Tensor]:
     model = PPO("MlpPolicy", normalizer(kind), n_steps=8, batch_size=16, n_epochs=2, seed=0, device="cpu")
     model.learn(96)
