@@ -240,7 +240,9 @@ class ReferenceEvalCallback(BaseCallback):
         normalizer = self.model.get_vec_normalize_env()
         best = load_normalizer(self.run_dir / BEST_VECNORMALIZE)
         if normalizer is not None and best is not None:
-            normalizer.obs_rms, normalizer.ret_rms = best.obs_rms, best.ret_rms
+            for statistics in ("obs_rms", "ret_rms"):  # obs_rms only where observations are normalised
+                if statistics in vars(best):  # not getattr: an unpickled normalizer has no venv to ask
+                    setattr(normalizer, statistics, vars(best)[statistics])
         self.seconds += time.perf_counter() - started
 
     def _record(self, row: dict[str, Any]) -> dict[str, Any]:

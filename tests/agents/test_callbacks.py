@@ -34,15 +34,16 @@ def _state(model: PPO) -> tuple[dict[str, torch.Tensor], dict[str, Any], np.ndar
     return (
         copy.deepcopy(model.policy.state_dict()),
         copy.deepcopy(model.policy.optimizer.state_dict()),
-        normalizer.obs_rms.mean.copy(),
+        normalizer.obs_rms.mean.copy() if normalizer.norm_obs else np.zeros(0),
         float(normalizer.ret_rms.var),
     )
 
 
+@pytest.mark.parametrize("norm_obs", [True, False])  # False: rewards only, the normalizer has no obs_rms
 def test_a_validation_worse_than_the_best_by_the_factor_restores_policy_optimizer_and_statistics(
-    tmp_path: Path,
+    tmp_path: Path, norm_obs: bool
 ) -> None:
-    venv = VecNormalize(DummyVecEnv([lambda: gym.make(ENV_ID, **KWARGS)]))
+    venv = VecNormalize(DummyVecEnv([lambda: gym.make(ENV_ID, **KWARGS)]), norm_obs=norm_obs)
     model = PPO("MlpPolicy", venv, seed=0, **TINY_PPO)
     model.set_logger(configure(None, []))
     callback = ReferenceEvalCallback(ENV_ID, KWARGS, [1_000_000], "mean_response_time", 64, tmp_path, False, 1.5)
@@ -53,7 +54,8 @@ def test_a_validation_worse_than_the_best_by_the_factor_restores_policy_optimize
     model.learn(256, reset_num_timesteps=False)
     moved = _state(model)
     assert not torch.equal(moved[0]["action_net.weight"], best[0]["action_net.weight"])
-    assert not np.array_equal(moved[2], best[2])
+    assert not np.array_equal(moved[2], best[2]) or not norm_obs
+    assert moved[3] != best[3]
 
     callback._record(_row(1.49, 256))  # worse, but within the factor: training goes on from here
     kept = _state(model)
