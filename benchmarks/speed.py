@@ -228,7 +228,8 @@ BATCHED_CASES: dict[str, tuple[str, dict[str, Any]]] = {
 """The native batched envs timed against their single env (same kwargs)."""
 
 
-@numba.njit(cache=True)
+@numba.njit  # not cache=True: numba's cache names the importing module, and a run of this script (__main__) then
+# failed to load what an import as benchmarks.speed (the tests) had cached: ModuleNotFoundError
 def draw_allowed(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
     """``out[i]``: a uniformly drawn allowed action of row i of ``masks`` ((B, n), nonzero = allowed), the
     floor(u c)-th allowed entry, u = ``uniforms[i]`` in [0, 1) and c the row's allowed count.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -38,3 +39,15 @@ def test_the_draw_is_uniform_over_the_allowed_actions_of_boolean_masks() -> None
     expected = draws / len(allowed)
     chi2 = float((((counts[allowed] - expected) ** 2) / expected).sum())
     assert chi2 < 20.5  # 5 degrees of freedom: P(chi2 > 20.5) < 0.001
+
+
+def test_no_compiled_function_of_a_benchmark_script_is_cached() -> None:
+    """numba's on-disk cache pickles the module that compiled a function: after the tests import a script as
+    ``benchmarks.speed``, running ``python benchmarks/speed.py`` could not load it (the script is ``__main__``
+    and ``benchmarks`` is not on its path), so the scripts compile in each run instead."""
+    cached = []
+    for script in sorted((Path(__file__).resolve().parents[2] / "benchmarks").rglob("*.py")):
+        for node in ast.walk(ast.parse(script.read_text())):
+            if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] in ("njit", "jit", "vectorize"):
+                cached += [f"{script.name}:{node.lineno}" for keyword in node.keywords if keyword.arg == "cache"]
+    assert cached == []
