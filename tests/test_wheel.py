@@ -57,7 +57,7 @@ def _offline_build_missing() -> str:
     major, minor = (int(part) for part in version.split(".")[:2])
     if (major, minor) >= (70, 1) or importlib.util.find_spec("wheel") is not None:
         return ""
-    return f"setuptools {version} cannot build a wheel without the wheel package; install the dev extra (setuptools>=70.1)"
+    return f"setuptools {version} cannot build a wheel without the wheel package; the dev extra installs 70.1+"
 
 
 def _call(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
