@@ -157,6 +157,8 @@ LATER_FIELDS: dict[str, Any] = {
     "warm_start_smoothing": 0.0,
     "warm_start_explore": [],
     "warm_start_kl": False,
+    "warm_start_dagger": 0,
+    "warm_start_lookahead": False,
 }
 """``agents.train.TrainConfig`` fields added after the seed plan's first publications, each with its default:
 the value with which a config written before the field existed trains as it did then."""

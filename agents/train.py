@@ -56,12 +56,16 @@ from agents.runs import (
 )
 from agents.venv import VEC_ENVS, make_training_env
 from agents.warmstart import (
+    aggregate,
+    check_lookahead_space,
     check_smoothing,
     check_smoothing_space,
     check_warm_start,
     clone,
     demonstrate,
     demonstration_seeds,
+    model_driver,
+    teacher,
 )
 from schedenv import family
 from schedenv.comparison import objective_metric
@@ -136,6 +140,10 @@ class TrainConfig:
     """Baselines whose actions share the smoothing ε instead of all valid actions (``Discrete`` spaces)."""
     warm_start_kl: bool = False
     """Replace the entropy bonus ent_coef·H(π) by the penalty ent_coef·KL(π ‖ clone) (maskable_ppo; see docs)."""
+    warm_start_dagger: int = 0
+    """DAgger rounds after the cloning: the clone plays, the teacher labels its states, the clone learns them all."""
+    warm_start_lookahead: bool = False
+    """Teach with the baseline's one-step lookahead (``agents.warmstart.Lookahead``; masked Discrete spaces)."""
 
     def __post_init__(self) -> None:
         if self.env_id not in gym.registry:
@@ -182,6 +190,17 @@ class TrainConfig:
                 "or leave them at 0 and []"
             )
         check_smoothing(self.warm_start_smoothing, self.warm_start_explore, self.env_id)
+        if isinstance(self.warm_start_dagger, bool) or not isinstance(self.warm_start_dagger, int):
+            raise ValueError(f"warm_start_dagger={self.warm_start_dagger!r} is not allowed; it must be an integer >= 0")
+        if self.warm_start_dagger < 0:
+            raise ValueError(f"warm_start_dagger={self.warm_start_dagger!r} is not allowed; it must be an integer >= 0")
+        if not isinstance(self.warm_start_lookahead, bool):
+            raise ValueError(f"warm_start_lookahead={self.warm_start_lookahead!r} is not allowed; it is true or false")
+        if self.warm_start is None and (self.warm_start_dagger or self.warm_start_lookahead):
+            raise ValueError(
+                f"warm_start_dagger={self.warm_start_dagger!r} and warm_start_lookahead={self.warm_start_lookahead!r} "
+                "shape the warm start's cloning: set warm_start too, or leave them at 0 and false"
+            )
         if self.warm_start_kl is not False and (
             self.warm_start_kl is not True or self.warm_start is None or self.algo != "maskable_ppo"
         ):
@@ -195,7 +214,13 @@ class TrainConfig:
         """This config trained from scratch: no warm start, nor the settings that shape one (smoothing, explore
         baselines, the KL anchor at the clone)."""
         return dataclasses.replace(
-            self, warm_start=None, warm_start_smoothing=0.0, warm_start_explore=[], warm_start_kl=False
+            self,
+            warm_start=None,
+            warm_start_smoothing=0.0,
+            warm_start_explore=[],
+            warm_start_kl=False,
+            warm_start_dagger=0,
+            warm_start_lookahead=False,
         )
 
     def gamma(self) -> float:
@@ -417,6 +442,8 @@ def train(
         policy_kwargs = build_policy_kwargs(config, probe)
         _check_eval_env(config, eval_kwargs, probe)
         check_smoothing_space(config.warm_start_smoothing, config.warm_start_explore, probe.action_space)
+        if config.warm_start_lookahead:
+            check_lookahead_space(probe.action_space, probe)
     finally:
         probe.close()
 
@@ -540,19 +567,24 @@ def _warm_start(
     """
     assert config.warm_start is not None
     started = time.process_time()
-    demos = demonstrate(
-        config.env_id,
-        env_kwargs,
-        config.warm_start,
-        demonstration_seeds(config.seed),
-        config.warm_start_steps,
-        config.warm_start_explore,
-    )
-    losses = clone(
-        model, demos, gamma=config.gamma(), epochs=config.warm_start_epochs, smoothing=config.warm_start_smoothing
-    )
+    seeds = demonstration_seeds(config.seed)
+    expert = teacher(config.warm_start, config.warm_start_lookahead)
+    demos = demonstrate(config.env_id, env_kwargs, expert, seeds, config.warm_start_steps, config.warm_start_explore)
+    gamma, epochs, smoothing = config.gamma(), config.warm_start_epochs, config.warm_start_smoothing
+    losses = clone(model, demos, gamma=gamma, epochs=epochs, smoothing=smoothing)
+    rounds = [{"decisions": int(demos.rewards.size), "episodes": demos.n_episodes, "losses": losses}]
+    for _ in range(config.warm_start_dagger):  # DAgger: the clone plays, the teacher labels, the clone learns all
+        reached = demonstrate(
+            config.env_id, env_kwargs, expert, seeds, config.warm_start_steps, config.warm_start_explore,
+            driver=model_driver(model),
+        )  # fmt: skip
+        demos = aggregate(demos, reached)
+        losses = clone(model, demos, gamma=gamma, epochs=epochs, smoothing=smoothing, statistics=reached)
+        rounds.append({"decisions": int(reached.rewards.size), "episodes": reached.n_episodes, "losses": losses})
     report: dict[str, Any] = {
         "baseline": config.warm_start,
+        "lookahead": config.warm_start_lookahead,
+        "dagger_rounds": rounds[1:],
         "decisions": int(demos.rewards.size),
         "episodes": demos.n_episodes,
         "epochs": config.warm_start_epochs,

@@ -8,13 +8,20 @@ fine-tuning keeps its exploration, and fits the value head to the demonstrations
 returns as the run's ``VecNormalize`` will scale them, so that the first PPO updates start from a
 critic that knows the clone's returns instead of tearing the clone down. See docs/rl/index.md.
 
+Two options change what is cloned (docs/rl/index.md, "Warm start"): DAgger rounds (``demonstrate`` with a
+``driver``: the clone plays, the teacher labels the states it reaches, the clone learns the aggregate) and a
+``Lookahead`` teacher, the baseline improved by a one-step lookahead that tries every allowed action on a
+copy of the episode.
+
 ``imitation`` 1.0 would pin gymnasium 0.29 and stable-baselines3 2.2, below this project's versions,
-so the cloning is this plain supervised loop on the SB3 policy (no DAgger).
+so the cloning is this plain supervised loop on the SB3 policy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import copy
+import inspect
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +34,7 @@ from stable_baselines3.common.vec_env import VecNormalize
 import baselines
 from agents.masking import FusedMaskedDistribution
 from agents.protocol import MAX_ENV_COPIES, train_seed
+from baselines.base import Policy
 from schedenv.validation import suggest
 
 WARM_START_ALGOS = ("ppo", "a2c", "maskable_ppo")
@@ -56,6 +64,22 @@ class Demonstrations:
         return int(self.episode_starts.sum())
 
 
+def aggregate(first: Demonstrations, second: Demonstrations) -> Demonstrations:
+    """The decisions of ``first``, then those of ``second`` (DAgger's aggregate data set)."""
+
+    def joined(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+        return None if a is None or b is None else np.concatenate([a, b])
+
+    return Demonstrations(
+        np.concatenate([first.observations, second.observations]),
+        np.concatenate([first.actions, second.actions]),
+        joined(first.masks, second.masks),
+        np.concatenate([first.rewards, second.rewards]),
+        np.concatenate([first.episode_starts, second.episode_starts]),
+        joined(first.alternatives, second.alternatives),
+    )
+
+
 def check_warm_start(baseline: str, env_id: str, algo: str) -> str:
     """``baseline`` if it acts on ``env_id`` and ``algo`` can be cloned into; else ``ValueError``."""
     if algo not in WARM_START_ALGOS:
@@ -70,25 +94,105 @@ def check_warm_start(baseline: str, env_id: str, algo: str) -> str:
 
 def demonstration_seeds(run_seed: int) -> Iterator[int]:
     """Training-range seeds for demonstrations: the run's copies counted down from the last one."""
-    for copy in range(MAX_ENV_COPIES - 1, -1, -1):
-        yield train_seed(run_seed, copy)
+    for index in range(MAX_ENV_COPIES - 1, -1, -1):
+        yield train_seed(run_seed, index)
+
+
+Driver = Callable[[Any, gym.Env], Any]
+"""What plays a demonstration episode in DAgger: the action at (observation, env), e.g. ``model_driver``."""
+
+
+class Lookahead:
+    """A baseline improved by a one-step lookahead (rollout policy improvement; docs/rl/index.md, "Warm start").
+
+    At each decision every action the env allows is tried on a deep copy of the env and of the baseline,
+    and the copied baseline plays the copy to the episode's end; the action whose trial returns the most
+    is taken, the baseline's own action unless another returns more by over 1e-9 of the magnitude. The
+    baseline's own trial replays exactly what the baseline would do, so in these deterministic episodes
+    the lookahead never returns less than the baseline. The copies replay the episode's drawn future (its
+    arrivals and sizes): a clairvoyant teacher for training seeds, never a contender. A decision costs
+    one episode's remainder per allowed action. Envs with a masked ``Discrete`` action space only.
+    """
+
+    def __init__(self, baseline: str) -> None:
+        self.baseline = baselines.make(baseline)
+
+    def reset(self, env: gym.Env) -> None:
+        """Start an episode (``Policy.reset``)."""
+        self.baseline.reset(env)
+
+    def act(self, observation: Any, env: gym.Env) -> int:
+        """The action whose trial returns the most (``Policy.act``)."""
+        own = int(self.baseline.act(observation, env))  # the baseline decides here, as in its own episode
+        allowed = np.flatnonzero(env.unwrapped.action_masks())  # type: ignore[attr-defined]
+        best, best_return = own, self._trial(env, own)
+        for action in allowed[allowed != own].tolist():
+            value = self._trial(env, action)
+            if value > best_return + 1e-9 * abs(best_return):
+                best, best_return = action, value
+        return best
+
+    def _trial(self, env: gym.Env, action: int) -> float:
+        """The return from here of ``action`` followed by the baseline, on copies of ``env`` and the baseline."""
+        trial_env, baseline = copy.deepcopy((env, self.baseline))
+        observation, reward, terminated, truncated, _ = trial_env.step(action)
+        total = float(reward)
+        while not (terminated or truncated):
+            observation, reward, terminated, truncated, _ = trial_env.step(baseline.act(observation, trial_env))
+            total += float(reward)
+        return total
+
+
+def check_lookahead_space(action_space: gym.Space, env: gym.Env) -> None:
+    """``ValueError`` unless ``Lookahead`` can enumerate the actions of ``env``: masked ``Discrete`` ones."""
+    if not isinstance(action_space, gym.spaces.Discrete) or not callable(getattr(env.unwrapped, "action_masks", None)):
+        raise ValueError(
+            f"warm_start_lookahead=True tries every allowed action, so it needs a Discrete action space with "
+            f"action_masks(), not {action_space}; leave it false for this env"
+        )
+
+
+def teacher(baseline: str, lookahead: bool) -> Policy | Lookahead:
+    """The policy whose actions are cloned: ``baseline``, or its ``Lookahead``."""
+    return Lookahead(baseline) if lookahead else baselines.make(baseline)
+
+
+def model_driver(model: BaseAlgorithm) -> Driver:
+    """``model``'s deterministic action at (observation, env), its observation normalised as in training and
+    masked by the env's ``action_masks()`` for MaskablePPO (a DAgger round's ``driver``)."""
+    normalizer = model.get_vec_normalize_env()
+    masked = "action_masks" in inspect.signature(model.predict).parameters
+
+    def act(observation: Any, env: gym.Env) -> Any:
+        batch = np.asarray(observation, dtype=np.float32)[None]
+        if normalizer is not None and normalizer.norm_obs:
+            batch = np.asarray(normalizer.normalize_obs(batch), dtype=np.float32)
+        kwargs = {"action_masks": env.unwrapped.action_masks()[None]} if masked else {}  # type: ignore[attr-defined]
+        action, _ = model.predict(batch, deterministic=True, **kwargs)
+        return action[0]
+
+    return act
 
 
 def demonstrate(
     env_id: str,
     env_kwargs: dict[str, Any],
-    baseline: str,
+    baseline: str | Policy | Lookahead,
     seeds: Iterator[int],
     min_steps: int,
     explore: Sequence[str] = (),
+    driver: Driver | None = None,
 ) -> Demonstrations:
-    """Whole episodes of ``baseline`` on ``env_id`` until at least ``min_steps`` decisions are recorded.
+    """Whole episodes of ``baseline`` (a name, or a policy such as ``Lookahead``) on ``env_id`` until at least
+    ``min_steps`` decisions are recorded.
 
     Each baseline named in ``explore`` is asked, at every decision of ``baseline``'s episodes, which
-    action it would take there (``Demonstrations.alternatives``); it never acts.
+    action it would take there (``Demonstrations.alternatives``); it never acts. With a ``driver`` the
+    driver plays the episodes and ``baseline`` only labels them, still asked at every decision (DAgger's
+    data: the teacher's actions on the states the learner reaches); the rewards are the driver's.
     """
     env = gym.make(env_id, disable_env_checker=True, **env_kwargs)
-    policy = baselines.make(baseline)
+    policy = baselines.make(baseline) if isinstance(baseline, str) else baseline
     others = [baselines.make(name) for name in explore]
     action_masks = getattr(env.unwrapped, "action_masks", None)
     masked = callable(action_masks) and isinstance(env.action_space, gym.spaces.Discrete | gym.spaces.MultiDiscrete)
@@ -114,7 +218,8 @@ def demonstrate(
                 if masked:
                     assert callable(action_masks)
                     masks.append(np.asarray(action_masks(), dtype=np.bool_))
-                observation, reward, terminated, truncated, _ = env.step(action)
+                played = action if driver is None else driver(observation, env)
+                observation, reward, terminated, truncated, _ = env.step(played)
                 rewards.append(float(reward))
                 starts.append(False)
             starts.pop()
@@ -130,20 +235,27 @@ def demonstrate(
     )
 
 
-def value_targets(demos: Demonstrations, gamma: float, normalizer: VecNormalize | None) -> np.ndarray:
-    """Discounted returns-to-go of the demonstrations, with rewards scaled as ``normalizer`` will scale them.
-
-    The normaliser's return statistics are first updated with the demonstrations' running
-    discounted returns (what ``VecNormalize`` tracks), so training starts with that scale.
-    """
-    rewards = demos.rewards
-    if normalizer is not None and normalizer.norm_reward:
-        running = np.empty_like(rewards)
+def update_statistics(normalizer: VecNormalize | None, demos: Demonstrations, gamma: float) -> None:
+    """Update ``normalizer``'s observation statistics with the demonstrations' observations and its return
+    statistics with their running discounted returns (what ``VecNormalize`` tracks), so that training starts
+    with their scales."""
+    if normalizer is None:
+        return
+    if normalizer.norm_obs:
+        normalizer.obs_rms.update(demos.observations)
+    if normalizer.norm_reward:
+        running = np.empty_like(demos.rewards)
         accumulated = 0.0
-        for t, (reward, start) in enumerate(zip(rewards, demos.episode_starts, strict=True)):
+        for t, (reward, start) in enumerate(zip(demos.rewards, demos.episode_starts, strict=True)):
             accumulated = reward + (0.0 if start else gamma * accumulated)
             running[t] = accumulated
         normalizer.ret_rms.update(running)
+
+
+def value_targets(demos: Demonstrations, gamma: float, normalizer: VecNormalize | None) -> np.ndarray:
+    """Discounted returns-to-go of the demonstrations, with rewards scaled as ``normalizer`` scales them."""
+    rewards = demos.rewards
+    if normalizer is not None and normalizer.norm_reward:
         rewards = np.asarray(normalizer.normalize_reward(rewards), dtype=np.float64)
     targets = np.empty_like(rewards)
     following = 0.0
@@ -216,8 +328,13 @@ def clone(
     batch_size: int = 256,
     learning_rate: float = 1e-3,
     value_coef: float = 0.5,
+    statistics: Demonstrations | None = None,
 ) -> dict[str, float]:
     """Behaviour cloning of ``demos`` into ``model``'s policy (and its value head); returns the last epoch's losses.
+
+    The normaliser's statistics are first updated with ``statistics`` (default: ``demos``): a DAgger
+    round clones the aggregate of every round's demonstrations but counts only its new ones there, so
+    each observation enters the statistics once (``update_statistics``).
 
     With ``smoothing`` ε > 0 (discrete actions) the target puts 1 - ε on the baseline's action and ε
     spread evenly over the valid actions (label smoothing), or, when ``demos`` holds other baselines'
@@ -227,9 +344,9 @@ def clone(
     "Warm start").
     """
     normalizer = model.get_vec_normalize_env()
+    update_statistics(normalizer, demos if statistics is None else statistics, gamma)
     observations = demos.observations
     if normalizer is not None and normalizer.norm_obs:
-        normalizer.obs_rms.update(observations)
         observations = np.asarray(normalizer.normalize_obs(observations), dtype=np.float32)
     targets = value_targets(demos, gamma, normalizer)
     policy = model.policy

@@ -213,7 +213,7 @@ def _publication_of(replicated: RLResults, name: str) -> RLResults:
     if not matches:  # published before fields were added to TrainConfig (at their defaults): the same config
         preset = rl_versus_paper.PRESETS[name.removeprefix("rl_").removesuffix(".json")]
         shipped = rl_versus_paper.preset_config(preset, preset.timesteps)
-        if config_hash(dataclasses.asdict(shipped)) == replicated.config_sha256:
+        if replicated.config_sha256 in earlier_config_hashes(dataclasses.asdict(shipped)):
             matches = [result for result in found if rl_versus_paper.replicates(result, shipped)]
     assert len(matches) == 1, f"{len(matches)} committed publications of {name} have the replicated config"
     return matches[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from pathlib import Path
@@ -16,11 +17,15 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.distributions import make_masked_proba_distribution
 from stable_baselines3.common.distributions import make_proba_distribution
 
+import baselines
 from agents.masking import FusedMaskablePolicy, fused_distribution
 from agents.runs import WARM_START, read_evaluations
 from agents.train import TrainConfig, train
 from agents.warmstart import (
     Demonstrations,
+    Lookahead,
+    aggregate,
+    check_lookahead_space,
     check_smoothing,
     check_smoothing_space,
     check_warm_start,
@@ -274,3 +279,163 @@ def test_the_kl_anchor_is_the_clone_and_a_resumed_run_reads_it_back(tiny: dict[s
     assert isinstance(resumed, FusedMaskablePolicy) and resumed.anchor is not None
     for name, tensor in resumed.anchor.state_dict().items():
         assert torch.equal(tensor, clone_state[name]), name
+
+
+MOLDABLE_RANKED = {"action_mode": "ranked", "n_jobs": 16, "arrival_interval": "heavy"}
+
+
+def _episode(policy: Any, seed: int, kwargs: dict[str, Any] = MOLDABLE_RANKED) -> tuple[float, list[int]]:
+    """(return, actions) of ``policy`` (``reset``/``act``) over one ranked Moldable episode."""
+    env = gym.make("schedenv/Moldable-v0", **kwargs)
+    observation, _ = env.reset(seed=seed)
+    policy.reset(env)
+    total, actions, done = 0.0, [], False
+    while not done:
+        actions.append(int(policy.act(observation, env)))
+        observation, reward, terminated, truncated, _ = env.step(actions[-1])
+        total, done = total + float(reward), terminated or truncated
+    return total, actions
+
+
+def test_the_lookahead_never_returns_less_than_its_baseline_and_beats_it_by_leaving_option_zero() -> None:
+    """HRF-EASY is option 0 of the ranked mode; its one-step lookahead tries every option on a copy, so its
+    return is at least HRF-EASY's on each episode (the policy improvement of rollout), here strictly more."""
+    gains = []
+    for seed in (1_000_000, 1_000_001, 1_000_002):
+        paper, paper_actions = _episode(baselines.make("hrf-easy"), seed)
+        looked, looked_actions = _episode(Lookahead("hrf-easy"), seed)
+        assert set(paper_actions) == {0}
+        assert looked >= paper
+        gains.append(looked - paper)
+        if looked > paper:
+            assert any(action != 0 for action in looked_actions)
+    assert max(gains) > 0
+
+
+def test_the_lookahead_label_is_the_action_whose_trial_returns_most() -> None:
+    """At a decision, each allowed option followed by HRF-EASY is played out by hand on copies: the label is
+    the best one, and option 0 (HRF-EASY's own) wherever it is best."""
+    env = gym.make("schedenv/Moldable-v0", **MOLDABLE_RANKED)
+    observation, _ = env.reset(seed=1_000_001)
+    teacher_policy = Lookahead("hrf-easy")
+    teacher_policy.reset(env)
+    paper = baselines.make("hrf-easy")
+    paper.reset(env)
+    checked = 0
+    while checked < 12:
+        label = teacher_policy.act(observation, env)
+        paper.act(observation, env)
+        returns = {}
+        for action in np.flatnonzero(env.unwrapped.action_masks()).tolist():
+            trial, follower = copy.deepcopy((env, paper))
+            step = trial.step(action)
+            total, done = float(step[1]), step[2] or step[3]
+            while not done:
+                step = trial.step(follower.act(step[0], trial))
+                total, done = total + float(step[1]), step[2] or step[3]
+            returns[action] = total
+        best = max(returns.values())
+        assert returns[label] == best
+        if returns[0] == best:
+            assert label == 0
+        checked += 1
+        observation, _, terminated, truncated, _ = env.step(label)
+        if terminated or truncated:
+            break
+    assert checked >= 5
+
+
+def test_the_lookahead_needs_a_masked_discrete_action_space() -> None:
+    env = gym.make("schedenv/Malleable-v0", **MALLEABLE)
+    with pytest.raises(ValueError, match=r"warm_start_lookahead=True .* needs a Discrete action space"):
+        check_lookahead_space(env.action_space, env)
+    ranked = gym.make("schedenv/Moldable-v0", **MOLDABLE_RANKED)
+    check_lookahead_space(ranked.action_space, ranked)
+
+
+def test_with_a_driver_the_driver_plays_and_the_teacher_only_labels() -> None:
+    """DAgger's data: the episode is the driver's (its rewards, bit for bit), the actions are the teacher's."""
+
+    def last_allowed(observation: Any, env: gym.Env) -> int:
+        return int(np.flatnonzero(env.unwrapped.action_masks())[-1])
+
+    class LastAllowed:
+        def reset(self, env: gym.Env) -> None:
+            pass
+
+        def act(self, observation: Any, env: gym.Env) -> int:
+            return last_allowed(observation, env)
+
+    seed = 2**31 + 2**20 - 1  # the first of demonstration_seeds(0)
+    demos = demonstrate(
+        "schedenv/Moldable-v0", MOLDABLE_RANKED, "hrf-easy", demonstration_seeds(0), 1, driver=last_allowed
+    )
+    played, played_actions = _episode(LastAllowed(), seed)
+    assert demos.n_episodes == 1 and demos.rewards.size == len(played_actions)
+    assert demos.rewards.sum() == pytest.approx(played, rel=1e-12)
+    assert (demos.actions == 0).all() and any(action != 0 for action in played_actions)
+
+
+def test_a_dagger_round_clones_the_aggregate_and_counts_each_observation_once(tiny: dict[str, Any]) -> None:
+    first = demonstrate("schedenv/Moldable-v0", MOLDABLE_RANKED, "hrf-easy", iter([2**31, 2**31 + 1]), 1)
+    second = demonstrate("schedenv/Moldable-v0", MOLDABLE_RANKED, "hrf-easy", iter([2**31 + 2]), 1)
+    both = aggregate(first, second)
+    assert both.rewards.size == first.rewards.size + second.rewards.size and both.n_episodes == 2
+    np.testing.assert_array_equal(both.observations[first.rewards.size :], second.observations)
+    assert both.masks is not None and both.masks.shape[0] == both.rewards.size
+
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
+
+    venv = VecNormalize(DummyVecEnv([lambda: gym.make("schedenv/Moldable-v0", **MOLDABLE_RANKED)]), gamma=0.99)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, seed=0)
+    clone(model, first, gamma=0.99, epochs=1)
+    clone(model, both, gamma=0.99, epochs=1, statistics=second)
+    assert venv.obs_rms.count == pytest.approx(1e-4 + both.rewards.size)
+    assert venv.ret_rms.count == pytest.approx(1e-4 + both.rewards.size)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"warm_start_dagger": -1}, r"warm_start_dagger=-1 is not allowed; it must be an integer >= 0"),
+        ({"warm_start_dagger": True}, r"warm_start_dagger=True is not allowed"),
+        ({"warm_start_lookahead": 1}, r"warm_start_lookahead=1 is not allowed; it is true or false"),
+        ({"warm_start": None, "warm_start_dagger": 1}, r"set warm_start too"),
+        ({"warm_start": None, "warm_start_lookahead": True}, r"set warm_start too"),
+    ],
+)
+def test_bad_dagger_and_lookahead_settings_are_refused_by_name(fields: dict[str, Any], message: str) -> None:
+    settings = {"warm_start": "hrf-easy", "algo": "maskable_ppo"} | fields
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(env_id="schedenv/Moldable-v0", env_kwargs=MOLDABLE_RANKED, **settings)
+
+
+def test_train_with_dagger_and_lookahead_reports_each_round(tiny: dict[str, Any], tmp_path: Path) -> None:
+    config = TrainConfig(
+        env_id="schedenv/Moldable-v0",
+        env_kwargs=MOLDABLE_RANKED,
+        algo="maskable_ppo",
+        timesteps=64,
+        warm_start="hrf-easy",
+        warm_start_steps=30,
+        warm_start_epochs=2,
+        warm_start_dagger=1,
+        warm_start_lookahead=True,
+        **tiny,
+    )
+    train(config, tmp_path)
+    report = json.loads((tmp_path / WARM_START).read_text())
+    assert report["lookahead"] is True and len(report["dagger_rounds"]) == 1
+    (round_one,) = report["dagger_rounds"]
+    assert round_one["decisions"] >= 30 and round_one["episodes"] >= 1
+    assert report["decisions"] >= 60 and report["episodes"] == report["dagger_rounds"][0]["episodes"] + (
+        report["episodes"] - round_one["episodes"]
+    )
+    with pytest.raises(ValueError, match="warm_start_lookahead"):
+        train(
+            dataclasses.replace(
+                config, env_id="schedenv/Malleable-v0", env_kwargs=MALLEABLE, algo="ppo", warm_start="hesrpt"
+            ),
+            tmp_path / "box",
+        )
+    assert not (tmp_path / "box").exists()
