@@ -490,6 +490,13 @@ class MoldableEnv(SchedulingEnv[Any, FastCore]):
         return self.scenario_params
 
     @property
+    def option_zero_baseline(self) -> str | None:
+        """The baseline whose every decision is action 0 in this action mode: ``"hrf-easy"`` in the ranked mode
+        (candidate 0, Action Space), else None; a one-step lookahead plays it on with action 0 (docs/rl/index.md,
+        "Warm start")."""
+        return "hrf-easy" if self.action_mode == "ranked" else None
+
+    @property
     def state(self) -> MoldableView:
         """A read-only snapshot of the simulator state (queue in FCFS order, running jobs)."""
         return self._require_core().state

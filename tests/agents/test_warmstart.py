@@ -439,3 +439,20 @@ def test_train_with_dagger_and_lookahead_reports_each_round(tiny: dict[str, Any]
             tmp_path / "box",
         )
     assert not (tmp_path / "box").exists()
+
+
+def test_trials_that_play_on_with_option_zero_choose_as_those_that_ask_the_baseline() -> None:
+    """The ranked Moldable env names HRF-EASY as its action 0 (``option_zero_baseline``); the lookahead's trials
+    then step 0 instead of asking the baseline, with the very same labels over a whole episode."""
+    assert gym.make("schedenv/Moldable-v0", **MOLDABLE_RANKED).unwrapped.option_zero_baseline == "hrf-easy"
+    assert gym.make("schedenv/Moldable-v0").unwrapped.option_zero_baseline is None
+
+    class Asking(Lookahead):
+        def reset(self, env: gym.Env) -> None:
+            super().reset(env)
+            assert self._zero
+            self._zero = False
+
+    fast, fast_actions = _episode(Lookahead("hrf-easy"), 1_000_002)
+    slow, slow_actions = _episode(Asking("hrf-easy"), 1_000_002)
+    assert fast_actions == slow_actions and fast == slow and any(action != 0 for action in fast_actions)
