@@ -428,9 +428,8 @@ def test_train_with_dagger_and_lookahead_reports_each_round(tiny: dict[str, Any]
     assert report["lookahead"] is True and len(report["dagger_rounds"]) == 1
     (round_one,) = report["dagger_rounds"]
     assert round_one["decisions"] >= 30 and round_one["episodes"] >= 1
-    assert report["decisions"] >= 60 and report["episodes"] == report["dagger_rounds"][0]["episodes"] + (
-        report["episodes"] - round_one["episodes"]
-    )
+    assert report["decisions"] - round_one["decisions"] >= 30  # the first cloning's, then the round's
+    assert report["episodes"] - round_one["episodes"] >= 1
     with pytest.raises(ValueError, match="warm_start_lookahead"):
         train(
             dataclasses.replace(
