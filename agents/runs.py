@@ -202,11 +202,11 @@ def read_config(run_dir: Path) -> dict[str, Any]:
 
 
 def write_config(run_dir: Path, config: dict[str, Any], comments: dict[str, str]) -> None:
-    """Write the resolved config with each field's docstring as a comment above it."""
+    """Write the resolved config with each field's docstring as a comment above it (every line of it)."""
     lines = ["# Resolved training config (schedenv train); every field is documented in agents.train.TrainConfig."]
     for key, value in config.items():
         if key in comments:
-            lines.append(f"# {comments[key]}")
+            lines.extend(f"# {line.strip()}" for line in comments[key].splitlines())
         lines.append(yaml.safe_dump({key: value}, sort_keys=False, default_flow_style=False).rstrip())
     write_atomic(Path(run_dir) / CONFIG, ("\n".join(lines) + "\n").encode())
 

@@ -17,7 +17,7 @@ import baselines
 import schedenv
 from agents.algorithms import ALGORITHMS, compatible_algorithms
 from agents.extractors import SlotSetExtractor, slot_layout
-from agents.runs import MODEL, checkpoint_paths, checkpoints, read_config
+from agents.runs import CONFIG, MODEL, checkpoint_paths, checkpoints, read_config, write_config
 from agents.train import TrainConfig, resolve_config, train
 from schedenv.comparison import objective_metric
 from schedenv.evaluation import evaluate
@@ -200,3 +200,12 @@ def test_resume_refuses_other_validation_episodes(tiny: dict[str, Any], tmp_path
     train(TrainConfig(env_kwargs=TINY_MALLEABLE, timesteps=64, **tiny), tmp_path)
     with pytest.raises(ValueError, match="eval_env_kwargs"):
         resume_config(tmp_path, {"eval_env_kwargs": {"jobs": [1.0, 2.0, 3.0]}})
+
+
+def test_a_written_config_comments_every_line_of_a_docstring_and_reads_back(tmp_path: Path) -> None:
+    """A field documented over several lines stays a comment: the file is YAML that reads back as written."""
+    config = {"timesteps": 100, "env_kwargs": {"n_jobs": 8}, "warm_start": None}
+    write_config(tmp_path, config, {"timesteps": "Total steps,\n    over two lines: not a key", "warm_start": "one"})
+    text = (tmp_path / CONFIG).read_text()
+    assert "# Total steps,\n# over two lines: not a key\ntimesteps: 100" in text
+    assert read_config(tmp_path) == config
