@@ -139,7 +139,10 @@ class Lookahead:
 
     def _trial(self, env: gym.Env, action: int) -> float:
         """The return from here of ``action`` followed by the baseline, on copies of ``env`` and the baseline
-        (or with action 0 where the env says that it is the baseline's decision: the same actions, faster)."""
+        (or with action 0 where the env says that it is the baseline's decision: the same actions, faster; in
+        compiled code where the env offers ``paper_policy_return``, equal to rounding and about 10x faster)."""
+        if self._zero and callable(getattr(env.unwrapped, "paper_policy_return", None)):
+            return float(env.unwrapped.paper_policy_return(action))  # type: ignore[attr-defined]
         trial_env, baseline = copy.deepcopy((env, None if self._zero else self.baseline))
         observation, reward, terminated, truncated, _ = trial_env.step(action)
         total = float(reward)

@@ -489,6 +489,19 @@ class MoldableEnv(SchedulingEnv[Any, FastCore]):
         warn_deprecated("MoldableEnv.params", "MoldableEnv.scenario_params")
         return self.scenario_params
 
+    def paper_policy_return(self, action: int) -> float:
+        """The return from now to the episode's end of taking ranked candidate ``action`` (an allowed one) now and
+        candidate 0, HRF-EASY's decision, at every later decision, worked out in compiled code on copies of the
+        state (the env is unchanged): what stepping a deep copy of the env so would return, to rounding. The
+        one-step lookahead's trials (docs/rl/index.md, "Warm start"); ``action_mode="ranked"`` only."""
+        core = self._live_core()
+        if not isinstance(core, RankedCore):
+            raise ValueError(f"paper_policy_return() needs action_mode='ranked'; action_mode={self.action_mode!r}")
+        index = check_int("action", action, minimum=0, maximum=self._n_actions - 1)
+        if not core.candidate_mask[index]:
+            raise ValueError(f"action={index!r} is masked now; paper_policy_return() takes an allowed candidate")
+        return -core.paper_policy_objective(index) * self.reward_scale
+
     @property
     def option_zero_baseline(self) -> str | None:
         """The baseline whose every decision is action 0 in this action mode: ``"hrf-easy"`` in the ranked mode

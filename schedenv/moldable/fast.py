@@ -43,6 +43,7 @@ from schedenv.moldable.kernel import (
     TOTAL_OBJECTIVE,
     WORK_ROWS,
     arrival_arrays,
+    follow_paper_policy,
     initial_policy_state,
     initial_queue_rows,
     rank,
@@ -223,6 +224,27 @@ class RankedCore(FastCore):
     def observation(self) -> np.ndarray:
         """The ranked observation (the env's Observation Space, ranked mode; a fresh array)."""
         return self._robs.copy()
+
+    def paper_policy_objective(self, candidate: int) -> float:
+        """The objective accrued from now to the episode's end when ``candidate`` (allowed) is taken now and
+        candidate 0, HRF-EASY's decision, at every later decision (``kernel.follow_paper_policy``), worked out on
+        copies of the state: this core is unchanged."""
+        ints, floats, running, done = self._ints.copy(), self._floats.copy(), self._running.copy(), self._done.copy()
+        queue, counts = self._queue.copy(), self._counts.copy()
+        policy, turn_of, count_of = self._policy.copy(), self._turn_of.copy(), self._count_of.copy()
+        before, action = floats[TOTAL_OBJECTIVE], self.flat_action(candidate)
+        while True:
+            work = np.zeros((WORK_ROWS, queue.shape[0]))
+            status = follow_paper_policy(
+                action, ints, floats, queue, running, self._arrivals_f, self._arrivals_i, self._tables, done, policy,
+                turn_of, count_of, work, counts,
+            )  # fmt: skip
+            if status != NEED_QUEUE:
+                break
+            queue, action = _grown(queue), ADVANCE
+        if status != OK:
+            raise ValueError(f"candidate={candidate!r} does not fit the current state (see action_masks())")
+        return float(floats[TOTAL_OBJECTIVE] - before)
 
 
 def _grown(array: np.ndarray) -> np.ndarray:

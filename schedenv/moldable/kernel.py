@@ -948,6 +948,24 @@ def decide(
     return ints[MAX_JOBS] * m
 
 
+@numba.njit(cache=True)
+def follow_paper_policy(
+    action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done, policy, turn_of, count_of, work, counts
+):  # fmt: skip
+    """Apply the flat ``action`` (``ADVANCE``: resume after ``NEED_QUEUE``), then take HRF-EASY's decision at every
+    decision epoch until the episode ends: ``decide`` with the paper's alpha and threshold, candidate 0 of the
+    ranked mode (``rank`` calls it once per epoch, as here). The objective accrues in ``floats[TOTAL_OBJECTIVE]``.
+    Returns ``OK``, ``NEED_QUEUE`` (grow the queue and ``work``, then call again with ``ADVANCE``) or ``INVALID``."""
+    status = transition(action, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done)
+    while status == OK and not is_done(ints):
+        chosen = decide(
+            HRF, True, PAPER_ALPHA, PAPER_THRESHOLD, ints, floats, live_queue(ints, queue), running, tables, policy,
+            turn_of, count_of, work, counts,
+        )  # fmt: skip
+        status = transition(chosen, ints, floats, queue, running, arrivals_f, arrivals_i, tables, done)
+    return status
+
+
 # ----------------------------------------------------------------------------- ranked candidates
 @numba.njit(cache=True, inline="always")
 def _fit(row, target, tables):

@@ -334,9 +334,9 @@ def test_the_lookahead_label_is_the_action_whose_trial_returns_most() -> None:
                 step = trial.step(follower.act(step[0], trial))
                 total, done = total + float(step[1]), step[2] or step[3]
             returns[action] = total
-        best = max(returns.values())
-        assert returns[label] == best
-        if returns[0] == best:
+        best = max(returns.values())  # the label's trials run in compiled code: equal to rounding
+        assert returns[label] >= best - 1e-12 * abs(best)
+        if returns[0] >= best - 1e-12 * abs(best):
             assert label == 0
         checked += 1
         observation, _, terminated, truncated, _ = env.step(label)
