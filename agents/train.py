@@ -190,10 +190,9 @@ class TrainConfig:
                 "or leave them at 0 and []"
             )
         check_smoothing(self.warm_start_smoothing, self.warm_start_explore, self.env_id)
-        if isinstance(self.warm_start_dagger, bool) or not isinstance(self.warm_start_dagger, int):
-            raise ValueError(f"warm_start_dagger={self.warm_start_dagger!r} is not allowed; it must be an integer >= 0")
-        if self.warm_start_dagger < 0:
-            raise ValueError(f"warm_start_dagger={self.warm_start_dagger!r} is not allowed; it must be an integer >= 0")
+        dagger = self.warm_start_dagger
+        if isinstance(dagger, bool) or not isinstance(dagger, int) or dagger < 0:
+            raise ValueError(f"warm_start_dagger={dagger!r} is not allowed; it must be an integer >= 0")
         if not isinstance(self.warm_start_lookahead, bool):
             raise ValueError(f"warm_start_lookahead={self.warm_start_lookahead!r} is not allowed; it is true or false")
         if self.warm_start is None and (self.warm_start_dagger or self.warm_start_lookahead):
@@ -443,7 +442,7 @@ def train(
         _check_eval_env(config, eval_kwargs, probe)
         check_smoothing_space(config.warm_start_smoothing, config.warm_start_explore, probe.action_space)
         if config.warm_start_lookahead:
-            check_lookahead_space(probe.action_space, probe)
+            check_lookahead_space(probe)
     finally:
         probe.close()
 
@@ -572,7 +571,7 @@ def _warm_start(
     demos = demonstrate(config.env_id, env_kwargs, expert, seeds, config.warm_start_steps, config.warm_start_explore)
     gamma, epochs, smoothing = config.gamma(), config.warm_start_epochs, config.warm_start_smoothing
     losses = clone(model, demos, gamma=gamma, epochs=epochs, smoothing=smoothing)
-    rounds = [{"decisions": int(demos.rewards.size), "episodes": demos.n_episodes, "losses": losses}]
+    rounds = []
     for _ in range(config.warm_start_dagger):  # DAgger: the clone plays, the teacher labels, the clone learns all
         reached = demonstrate(
             config.env_id, env_kwargs, expert, seeds, config.warm_start_steps, config.warm_start_explore,
@@ -584,7 +583,7 @@ def _warm_start(
     report: dict[str, Any] = {
         "baseline": config.warm_start,
         "lookahead": config.warm_start_lookahead,
-        "dagger_rounds": rounds[1:],
+        "dagger_rounds": rounds,
         "decisions": int(demos.rewards.size),
         "episodes": demos.n_episodes,
         "epochs": config.warm_start_epochs,

@@ -153,12 +153,13 @@ class Lookahead:
         return total
 
 
-def check_lookahead_space(action_space: gym.Space, env: gym.Env) -> None:
+def check_lookahead_space(env: gym.Env) -> None:
     """``ValueError`` unless ``Lookahead`` can enumerate the actions of ``env``: masked ``Discrete`` ones."""
-    if not isinstance(action_space, gym.spaces.Discrete) or not callable(getattr(env.unwrapped, "action_masks", None)):
+    space = env.action_space
+    if not isinstance(space, gym.spaces.Discrete) or not callable(getattr(env.unwrapped, "action_masks", None)):
         raise ValueError(
             f"warm_start_lookahead=True tries every allowed action, so it needs a Discrete action space with "
-            f"action_masks(), not {action_space}; leave it false for this env"
+            f"action_masks(), not {space}; leave it false for this env"
         )
 
 

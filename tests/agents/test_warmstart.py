@@ -348,9 +348,9 @@ def test_the_lookahead_label_is_the_action_whose_trial_returns_most() -> None:
 def test_the_lookahead_needs_a_masked_discrete_action_space() -> None:
     env = gym.make("schedenv/Malleable-v0", **MALLEABLE)
     with pytest.raises(ValueError, match=r"warm_start_lookahead=True .* needs a Discrete action space"):
-        check_lookahead_space(env.action_space, env)
+        check_lookahead_space(env)
     ranked = gym.make("schedenv/Moldable-v0", **MOLDABLE_RANKED)
-    check_lookahead_space(ranked.action_space, ranked)
+    check_lookahead_space(ranked)
 
 
 def test_with_a_driver_the_driver_plays_and_the_teacher_only_labels() -> None:
