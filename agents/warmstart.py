@@ -34,7 +34,7 @@ from stable_baselines3.common.vec_env import VecNormalize
 import baselines
 from agents.masking import FusedMaskedDistribution
 from agents.protocol import MAX_ENV_COPIES, train_seed
-from baselines.base import Policy
+from baselines.base import Policy, best_by_return
 from schedenv.validation import suggest
 
 WARM_START_ALGOS = ("ppo", "a2c", "maskable_ppo")
@@ -84,7 +84,7 @@ def check_warm_start(baseline: str, env_id: str, algo: str) -> str:
     """``baseline`` if it acts on ``env_id`` and ``algo`` can be cloned into; else ``ValueError``."""
     if algo not in WARM_START_ALGOS:
         raise ValueError(f"--warm-start needs an actor-critic algorithm ({', '.join(WARM_START_ALGOS)}); algo={algo!r}")
-    names = baselines.available(env_id)
+    names = baselines.available(env_id, planners=True)
     if baseline not in names:
         raise ValueError(
             f"warm_start={baseline!r} is not a baseline of {env_id}{suggest(baseline, names)}; choose one of {names}"
@@ -130,19 +130,16 @@ class Lookahead:
         """The action whose trial returns the most (``Policy.act``)."""
         own = int(self.baseline.act(observation, env))  # the baseline decides here, as in its own episode
         allowed = np.flatnonzero(env.unwrapped.action_masks())  # type: ignore[attr-defined]
-        best, best_return = own, self._trial(env, own)
-        for action in allowed[allowed != own].tolist():
-            value = self._trial(env, action)
-            if value > best_return + 1e-9 * abs(best_return):
-                best, best_return = action, value
-        return best
+        if self._zero and callable(getattr(env.unwrapped, "paper_policy_returns", None)):
+            # compiled trials: equal to stepping copies to rounding, and about 10x faster
+            returns = env.unwrapped.paper_policy_returns(allowed.tolist())  # type: ignore[attr-defined]
+        else:
+            returns = np.array([self._trial(env, action) for action in allowed.tolist()])
+        return best_by_return(allowed, returns, own)
 
     def _trial(self, env: gym.Env, action: int) -> float:
         """The return from here of ``action`` followed by the baseline, on copies of ``env`` and the baseline
-        (or with action 0 where the env says that it is the baseline's decision: the same actions, faster; in
-        compiled code where the env offers ``paper_policy_return``, equal to rounding and about 10x faster)."""
-        if self._zero and callable(getattr(env.unwrapped, "paper_policy_return", None)):
-            return float(env.unwrapped.paper_policy_return(action))  # type: ignore[attr-defined]
+        (or with action 0 where the env says that it is the baseline's decision: the same actions, faster)."""
         trial_env, baseline = copy.deepcopy((env, None if self._zero else self.baseline))
         observation, reward, terminated, truncated, _ = trial_env.step(action)
         total = float(reward)
@@ -285,7 +282,7 @@ def check_smoothing(smoothing: float, explore: Sequence[str], env_id: str) -> fl
         raise ValueError(
             f"warm_start_explore={list(explore)!r} needs warm_start_smoothing > 0 (the share of the target it spreads)"
         )
-    names = baselines.available(env_id)
+    names = baselines.available(env_id, planners=True)
     for name in explore:
         if name not in names:
             raise ValueError(

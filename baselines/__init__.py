@@ -7,8 +7,10 @@ True
 
 Each family module defines ``ENV_ID`` (the env id it acts on), ``REFERENCE`` (the name of the
 family's paper policy, against which ratios are reported) and ``POLICIES`` (name -> factory; an
-alias is a second name for the same factory). The modules are those of the registered families
-(``Family.baselines`` in ``schedenv.family``), so a new family's baselines join by its registry entry.
+alias is a second name for the same factory), and may define ``PLANNERS`` (the same, for policies
+that plan by simulating futures: made by name, listed only when asked, ``available(planners=True)``).
+The modules are those of the registered families (``Family.baselines`` in ``schedenv.family``), so a
+new family's baselines join by its registry entry.
 """
 
 from __future__ import annotations
@@ -26,10 +28,11 @@ def _families() -> list[ModuleType]:
     return [families.resolve(f.baselines) for f in families.families() if f.baselines is not None]
 
 
-def _factories() -> dict[str, tuple[str, Callable[..., Policy]]]:
+def _factories(planners: bool = True) -> dict[str, tuple[str, Callable[..., Policy]]]:
     table: dict[str, tuple[str, Callable[..., Policy]]] = {}
     for module in _families():
-        for name, factory in module.POLICIES.items():
+        policies = {**module.POLICIES, **(getattr(module, "PLANNERS", {}) if planners else {})}
+        for name, factory in policies.items():
             table[name] = (module.ENV_ID, factory)
     return table
 
@@ -42,9 +45,11 @@ def make(name: str, **kwargs: Any) -> Policy:
     return table[name][1](**kwargs)
 
 
-def available(env_id: str | None = None) -> list[str]:
-    """Baseline names (aliases included) for ``env_id``, or for every env when None."""
-    return [name for name, (env, _) in _factories().items() if env_id is None or env == env_id]
+def available(env_id: str | None = None, planners: bool = False) -> list[str]:
+    """Baseline names (aliases included) for ``env_id``, or for every env when None. ``planners``: also the
+    policies that plan by simulating futures (a family module's ``PLANNERS``), too slow for default lists:
+    leaderboards, ``schedenv evaluate`` without ``--contenders``, the RL comparisons' baseline pools."""
+    return [name for name, (env, _) in _factories(planners).items() if env_id is None or env == env_id]
 
 
 def env_id_of(name: str) -> str:

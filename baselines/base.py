@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 import gymnasium as gym
+import numpy as np
 
 
 class Policy(ABC):
@@ -28,3 +29,12 @@ class Policy(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def best_by_return(actions: np.ndarray, returns: np.ndarray, own: int) -> int:
+    """The action of ``actions`` whose return (aligned ``returns``) is highest, ``own`` (one of them) unless another
+    returns more by over 1e-9 of its magnitude: a lookahead keeps its base policy's decision on ties
+    (docs/baselines/moldable.md, "A planner")."""
+    best = int(np.argmax(returns))
+    base = float(returns[int(np.flatnonzero(actions == own)[0])])
+    return int(actions[best]) if returns[best] > base + 1e-9 * abs(base) else own

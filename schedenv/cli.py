@@ -50,6 +50,10 @@ def _list(_: argparse.Namespace) -> int:
         reference = entry.paper_policy
         names = ", ".join(f"{n}*" if n == reference else n for n in baselines.available(entry.env_id))
         print(f"{entry.env_id}\n  baselines (* = paper policy): {names}")
+        listed = baselines.available(entry.env_id)
+        planners = [n for n in baselines.available(entry.env_id, planners=True) if n not in listed]
+        if planners:
+            print(f"  planners (slow; name them with --contenders): {', '.join(planners)}")
         print(f"  family {entry.name}: {entry.paper}; objective {entry.objective_metric}")
     print("leaderboard suites:", ", ".join(f"{name} ({len(suite(name))} scenarios)" for name in SUITES))
     print("reproductions:", ", ".join(available_figures()) if REPRODUCE_DIR.is_dir() else "in a source checkout only")

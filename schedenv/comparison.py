@@ -152,7 +152,7 @@ def evaluate_applicable(
     as n/a. A name that is not a baseline of ``env_id`` is refused.
     """
     reference = baselines.reference(env_id)
-    known = baselines.available(env_id)
+    known = baselines.available(env_id, planners=True)
     for name in names:
         if name not in known:
             raise ValueError(

@@ -494,13 +494,38 @@ class MoldableEnv(SchedulingEnv[Any, FastCore]):
         candidate 0, HRF-EASY's decision, at every later decision, worked out in compiled code on copies of the
         state (the env is unchanged): what stepping a deep copy of the env so would return, to rounding. The
         one-step lookahead's trials (docs/rl/index.md, "Warm start"); ``action_mode="ranked"`` only."""
+        return float(self.paper_policy_returns([action])[0])
+
+    def paper_policy_returns(self, actions: Sequence[int], futures: int = 0, seed: int | None = None) -> np.ndarray:
+        """``paper_policy_return`` of each of ``actions`` (allowed ranked candidates), over the episode's own drawn
+        future (``futures=0``: clairvoyant), or as the mean over ``futures`` futures redrawn from the workload
+        generator (``FastCore.future_arrivals``; docs/envs/moldable.md, "A future of the workload"), every action
+        played against the same futures (common random numbers), drawn from ``numpy.random.default_rng(seed)``.
+        The env is unchanged. Redrawn futures need a generated workload (not ``jobs`` or ``trace``)."""
         core = self._live_core()
         if not isinstance(core, RankedCore):
             raise ValueError(f"paper_policy_return() needs action_mode='ranked'; action_mode={self.action_mode!r}")
-        index = check_int("action", action, minimum=0, maximum=self._n_actions - 1)
-        if not core.candidate_mask[index]:
-            raise ValueError(f"action={index!r} is masked now; paper_policy_return() takes an allowed candidate")
-        return -core.paper_policy_objective(index) * self.reward_scale
+        futures = check_int("futures", futures, minimum=0)
+        if futures and self.generator is None:
+            raise ValueError(
+                f"futures={futures!r} is not allowed with explicit jobs or a trace: redrawn futures need a generated "
+                "workload (the workload argument); use futures=0"
+            )
+        indices = [check_int("action", action, minimum=0, maximum=self._n_actions - 1) for action in actions]
+        for index in indices:
+            if not core.candidate_mask[index]:
+                raise ValueError(f"action={index!r} is masked now; paper_policy_return() takes an allowed candidate")
+        if not futures:
+            objectives = np.array([core.paper_policy_objective(index) for index in indices])
+        else:
+            assert self.generator is not None
+            rng = np.random.default_rng(seed)
+            objectives = np.zeros(len(indices))
+            for _ in range(futures):
+                arrivals = core.future_arrivals(self.generator, rng)
+                objectives += [core.paper_policy_objective(index, arrivals) for index in indices]
+            objectives /= futures
+        return -objectives * self.reward_scale
 
     @property
     def option_zero_baseline(self) -> str | None:

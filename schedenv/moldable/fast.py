@@ -13,6 +13,7 @@ import numpy as np
 
 from schedenv.moldable.core import DEFAULT_MAX_RUNNING, n_candidates, obs_length, ranked_obs_length
 from schedenv.moldable.kernel import (
+    A_TABLE,
     A_TIME,
     ACCRUED,
     ADVANCE,
@@ -43,6 +44,7 @@ from schedenv.moldable.kernel import (
     TOTAL_OBJECTIVE,
     WORK_ROWS,
     arrival_arrays,
+    arrival_rows,
     follow_paper_policy,
     initial_policy_state,
     initial_queue_rows,
@@ -53,7 +55,7 @@ from schedenv.moldable.kernel import (
     write_factored_mask,
 )
 from schedenv.moldable.sim import MoldableJobRecord, MoldableView, Outcome
-from schedenv.moldable.workload import MoldableJobSet
+from schedenv.moldable.workload import CirneWorkload, MoldableJobSet
 
 
 class FastCore:
@@ -225,10 +227,12 @@ class RankedCore(FastCore):
         """The ranked observation (the env's Observation Space, ranked mode; a fresh array)."""
         return self._robs.copy()
 
-    def paper_policy_objective(self, candidate: int) -> float:
+    def paper_policy_objective(self, candidate: int, arrivals: tuple[np.ndarray, np.ndarray] | None = None) -> float:
         """The objective accrued from now to the episode's end when ``candidate`` (allowed) is taken now and
         candidate 0, HRF-EASY's decision, at every later decision (``kernel.follow_paper_policy``), worked out on
-        copies of the state: this core is unchanged."""
+        copies of the state: this core is unchanged. ``arrivals``: the arrival rows (float part, int part) to play
+        the trial on, e.g. ``future_arrivals``'s; the episode's own by default."""
+        arrivals_f, arrivals_i = (self._arrivals_f, self._arrivals_i) if arrivals is None else arrivals
         ints, floats, running, done = self._ints.copy(), self._floats.copy(), self._running.copy(), self._done.copy()
         queue, counts = self._queue.copy(), self._counts.copy()
         policy, turn_of, count_of = self._policy.copy(), self._turn_of.copy(), self._count_of.copy()
@@ -236,8 +240,8 @@ class RankedCore(FastCore):
         while True:
             work = np.zeros((WORK_ROWS, queue.shape[0]))
             status = follow_paper_policy(
-                action, ints, floats, queue, running, self._arrivals_f, self._arrivals_i, self._tables, done, policy,
-                turn_of, count_of, work, counts,
+                action, ints, floats, queue, running, arrivals_f, arrivals_i, self._tables, done, policy, turn_of,
+                count_of, work, counts,
             )  # fmt: skip
             if status != NEED_QUEUE:
                 break
@@ -245,6 +249,28 @@ class RankedCore(FastCore):
         if status != OK:
             raise ValueError(f"candidate={candidate!r} does not fit the current state (see action_masks())")
         return float(floats[TOTAL_OBJECTIVE] - before)
+
+    def future_arrivals(self, generator: CirneWorkload, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """The episode's arrival rows with the jobs that have not arrived yet redrawn from ``generator`` (copies;
+        docs/envs/moldable.md, "A future of the workload"): what an online scheduler may assume of the future.
+
+        The arrived jobs keep their rows. The rest keep their job numbers and count; their sizes, speedups and
+        requests are a fresh ``generator.draw``, and their arrival times now + g + that draw's own (the first at
+        now + g), g ~ Exp(``arrival_interval``). The Cirne generator's arrivals are a Poisson process, so given
+        no arrival since the last one the next comes after an exponential gap from now: the redrawn future has
+        the law of the true one given everything seen so far."""
+        arrivals_f, arrivals_i = self._arrivals_f.copy(), self._arrivals_i.copy()
+        arrived = int(self._ints[NEXT_ARRIVAL])
+        left = arrivals_f.shape[0] - arrived
+        if left:
+            gap = rng.exponential(generator.arrival_interval)
+            jobs = generator.draw(rng, left, self.n_procs)
+            rows_f, rows_i = arrival_rows(
+                self._time + gap + jobs.submit, jobs.size, jobs.L, jobs.A, jobs.sigma, np.full(left, -1), jobs.requested
+            )
+            arrivals_f[arrived:] = rows_f
+            arrivals_i[arrived:, A_TABLE:] = rows_i[:, A_TABLE:]  # the job numbers stay
+        return arrivals_f, arrivals_i
 
 
 def _grown(array: np.ndarray) -> np.ndarray:
