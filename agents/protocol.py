@@ -159,6 +159,7 @@ LATER_FIELDS: dict[str, Any] = {
     "warm_start_kl": False,
     "warm_start_dagger": 0,
     "warm_start_lookahead": False,
+    "warm_start_kwargs": {},
 }
 """``agents.train.TrainConfig`` fields added after the seed plan's first publications, each with its default:
 the value with which a config written before the field existed trains as it did then."""

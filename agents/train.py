@@ -57,6 +57,7 @@ from agents.runs import (
 from agents.venv import VEC_ENVS, make_training_env
 from agents.warmstart import (
     aggregate,
+    check_baseline_kwargs,
     check_lookahead_space,
     check_smoothing,
     check_smoothing_space,
@@ -144,6 +145,9 @@ class TrainConfig:
     """DAgger rounds after the cloning: the clone plays, the teacher labels its states, the clone learns them all."""
     warm_start_lookahead: bool = False
     """Teach with the baseline's one-step lookahead (``agents.warmstart.Lookahead``; masked Discrete spaces)."""
+    warm_start_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments of the warm start's baseline (``baselines.make(warm_start, **warm_start_kwargs)``), e.g.
+    ``{futures: 4}`` for the ``hrf-easy-rollout`` planner."""
 
     def __post_init__(self) -> None:
         if self.env_id not in gym.registry:
@@ -200,6 +204,13 @@ class TrainConfig:
                 f"warm_start_dagger={self.warm_start_dagger!r} and warm_start_lookahead={self.warm_start_lookahead!r} "
                 "shape the warm start's cloning: set warm_start too, or leave them at 0 and false"
             )
+        if self.warm_start is None and self.warm_start_kwargs:
+            raise ValueError(
+                f"warm_start_kwargs={self.warm_start_kwargs!r} are the warm start's baseline's arguments: set "
+                "warm_start too, or leave them at {}"
+            )
+        if self.warm_start is not None:
+            check_baseline_kwargs(self.warm_start, self.warm_start_kwargs)
         if self.warm_start_kl is not False and (
             self.warm_start_kl is not True or self.warm_start is None or self.algo != "maskable_ppo"
         ):
@@ -211,7 +222,7 @@ class TrainConfig:
 
     def without_warm_start(self) -> TrainConfig:
         """This config trained from scratch: no warm start, nor the settings that shape one (smoothing, explore
-        baselines, the KL anchor at the clone)."""
+        baselines, the KL anchor at the clone, DAgger, the lookahead, the baseline's arguments)."""
         return dataclasses.replace(
             self,
             warm_start=None,
@@ -220,6 +231,7 @@ class TrainConfig:
             warm_start_kl=False,
             warm_start_dagger=0,
             warm_start_lookahead=False,
+            warm_start_kwargs={},
         )
 
     def gamma(self) -> float:
@@ -567,7 +579,7 @@ def _warm_start(
     assert config.warm_start is not None
     started = time.process_time()
     seeds = demonstration_seeds(config.seed)
-    expert = teacher(config.warm_start, config.warm_start_lookahead)
+    expert = teacher(config.warm_start, config.warm_start_lookahead, config.warm_start_kwargs)
     demos = demonstrate(config.env_id, env_kwargs, expert, seeds, config.warm_start_steps, config.warm_start_explore)
     gamma, epochs, smoothing = config.gamma(), config.warm_start_epochs, config.warm_start_smoothing
     losses = clone(model, demos, gamma=gamma, epochs=epochs, smoothing=smoothing)
@@ -582,6 +594,7 @@ def _warm_start(
         rounds.append({"decisions": int(reached.rewards.size), "episodes": reached.n_episodes, "losses": losses})
     report: dict[str, Any] = {
         "baseline": config.warm_start,
+        "baseline_kwargs": config.warm_start_kwargs,
         "lookahead": config.warm_start_lookahead,
         "dagger_rounds": rounds,
         "decisions": int(demos.rewards.size),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,8 +116,8 @@ class Lookahead:
     masked ``Discrete`` action space only.
     """
 
-    def __init__(self, baseline: str) -> None:
-        self.baseline = baselines.make(baseline)
+    def __init__(self, baseline: str, **kwargs: Any) -> None:
+        self.baseline = baselines.make(baseline, **kwargs)
         self._zero = False
         """The env's action 0 is the baseline's decision (``option_zero_baseline``): trials play on with it."""
 
@@ -160,9 +160,21 @@ def check_lookahead_space(env: gym.Env) -> None:
         )
 
 
-def teacher(baseline: str, lookahead: bool) -> Policy | Lookahead:
-    """The policy whose actions are cloned: ``baseline``, or its ``Lookahead``."""
-    return Lookahead(baseline) if lookahead else baselines.make(baseline)
+def teacher(baseline: str, lookahead: bool, kwargs: Mapping[str, Any] | None = None) -> Policy | Lookahead:
+    """The policy whose actions are cloned: ``baseline`` made with ``kwargs``, or its ``Lookahead``."""
+    return Lookahead(baseline, **(kwargs or {})) if lookahead else baselines.make(baseline, **(kwargs or {}))
+
+
+def check_baseline_kwargs(baseline: str, kwargs: Any) -> None:
+    """``ValueError`` naming ``warm_start_kwargs`` unless ``baselines.make(baseline, **kwargs)`` builds the
+    baseline (a mapping of its constructor's arguments, with values it accepts)."""
+    if not isinstance(kwargs, Mapping) or not all(isinstance(key, str) for key in kwargs):
+        raise ValueError(f"warm_start_kwargs={kwargs!r} is not allowed; it is a mapping of argument names to values")
+    try:
+        baselines.make(baseline, **kwargs)
+    except (TypeError, ValueError) as error:
+        given = dict(kwargs)
+        raise ValueError(f"warm_start_kwargs={given!r} is not allowed for warm_start={baseline!r}: {error}") from None
 
 
 def model_driver(model: BaseAlgorithm) -> Driver:

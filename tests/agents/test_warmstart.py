@@ -33,8 +33,10 @@ from agents.warmstart import (
     demonstrate,
     demonstration_seeds,
     smoothing_loss,
+    teacher,
     value_targets,
 )
+from baselines.moldable import HrfEasyRollout
 
 MALLEABLE = {"n_jobs": 8, "max_jobs": 8}
 
@@ -402,6 +404,13 @@ def test_a_dagger_round_clones_the_aggregate_and_counts_each_observation_once(ti
         ({"warm_start_lookahead": 1}, r"warm_start_lookahead=1 is not allowed; it is true or false"),
         ({"warm_start": None, "warm_start_dagger": 1}, r"set warm_start too"),
         ({"warm_start": None, "warm_start_lookahead": True}, r"set warm_start too"),
+        ({"warm_start": None, "warm_start_kwargs": {"alpha": 0.8}}, r"warm_start_kwargs=\{'alpha': 0.8\} .* set"),
+        ({"warm_start_kwargs": {"futures": 4}}, r"warm_start_kwargs=\{'futures': 4\} is not allowed for .*'hrf-easy'"),
+        ({"warm_start_kwargs": [4]}, r"warm_start_kwargs=\[4\] is not allowed; it is a mapping"),
+        (
+            {"warm_start": "hrf-easy-rollout", "warm_start_kwargs": {"futures": 0}},
+            r"warm_start_kwargs=\{'futures': 0\} is not allowed for warm_start='hrf-easy-rollout': futures=0",
+        ),
     ],
 )
 def test_bad_dagger_and_lookahead_settings_are_refused_by_name(fields: dict[str, Any], message: str) -> None:
@@ -438,6 +447,31 @@ def test_train_with_dagger_and_lookahead_reports_each_round(tiny: dict[str, Any]
             tmp_path / "box",
         )
     assert not (tmp_path / "box").exists()
+
+
+def test_the_warm_start_teaches_with_the_baselines_arguments(tiny: dict[str, Any], tmp_path: Path) -> None:
+    """``warm_start_kwargs`` reach the baseline: the planner at 2 futures labels as ``HrfEasyRollout(futures=2)``
+    does on the same demonstration episode, and the report records them."""
+    config = TrainConfig(
+        env_id="schedenv/Moldable-v0",
+        env_kwargs=MOLDABLE_RANKED,
+        algo="maskable_ppo",
+        timesteps=64,
+        warm_start="hrf-easy-rollout",
+        warm_start_kwargs={"futures": 2},
+        warm_start_steps=20,
+        warm_start_epochs=1,
+        **tiny,
+    )
+    expert = teacher(config.warm_start, config.warm_start_lookahead, config.warm_start_kwargs)
+    assert isinstance(expert, HrfEasyRollout) and expert.futures == 2
+    seed = next(demonstration_seeds(0))
+    labels = demonstrate("schedenv/Moldable-v0", MOLDABLE_RANKED, expert, iter([seed]), 1).actions
+    by_hand = demonstrate("schedenv/Moldable-v0", MOLDABLE_RANKED, HrfEasyRollout(futures=2), iter([seed]), 1).actions
+    np.testing.assert_array_equal(labels, by_hand)
+    assert (labels != 0).any()  # the planner leaves HRF-EASY's decision somewhere
+    train(config, tmp_path)
+    assert json.loads((tmp_path / WARM_START).read_text())["baseline_kwargs"] == {"futures": 2}
 
 
 def test_trials_that_play_on_with_option_zero_choose_as_those_that_ask_the_baseline() -> None:
