@@ -108,6 +108,12 @@ PRESETS = {
         1.00,
         ({"arrival_interval": "light"}, {"arrival_interval": "heavy"}),
     ),
+    "moldable-ranked-rollout": Preset(
+        "moldable_ranked_rollout_maskable_ppo.yaml",
+        "paper",
+        1.00,
+        ({"arrival_interval": "light"}, {"arrival_interval": "heavy"}),
+    ),
     "multiserver": Preset("multiserverjob_maskable_ppo.yaml", "paper", 1.05, ({"load": 0.6}, {"load": 0.9})),
     "multiserver-ranked": Preset(
         "multiserverjob_ranked_maskable_ppo.yaml", "paper", 1.00, ({"load": 0.6}, {"load": 0.9})
