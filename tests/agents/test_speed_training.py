@@ -60,7 +60,9 @@ def test_every_shipped_config_has_a_from_scratch_variant_that_changes_only_the_w
     scratch = config.without_warm_start()
     assert scratch.warm_start is None and not scratch.warm_start_kl
     assert (scratch.warm_start_smoothing, scratch.warm_start_explore) == (0.0, [])
+    assert (scratch.warm_start_dagger, scratch.warm_start_lookahead, scratch.warm_start_kwargs) == (0, False, {})
     warm = {"warm_start", "warm_start_smoothing", "warm_start_explore", "warm_start_kl"}
+    warm |= {"warm_start_dagger", "warm_start_lookahead", "warm_start_kwargs"}
     kept = {f.name for f in dataclasses.fields(config)} - warm
     assert all(getattr(scratch, field) == getattr(config, field) for field in kept)
 
