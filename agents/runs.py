@@ -243,7 +243,7 @@ def record_provenance(run_dir: Path, command: str, extra: dict[str, Any]) -> dic
 
 
 def add_training_cpu(run_dir: Path, seconds: float) -> float:
-    """Add ``seconds`` of this process's CPU time (learning and its evaluations) to ``run.json``'s
+    """Add ``seconds`` of this process's CPU time (the warm start, learning and its evaluations) to ``run.json``'s
     ``train_cpu_seconds``, the run's training budget summed over every call (resumes included)."""
     path = Path(run_dir) / PROVENANCE
     record: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {}

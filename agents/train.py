@@ -501,14 +501,14 @@ def train(
         restore_above=float(config.eval_restore),
     )
     timer = RolloutTimer(lambda: checkpointer.seconds + evaluation.seconds)
-    warm_started = time.perf_counter()
+    warm_started, cpu_started = time.perf_counter(), time.process_time()  # the budget counts the warm start too
     if config.warm_start is not None and resumed is None:
         _warm_start(model, config, env_kwargs, run_dir, evaluation)
     if config.warm_start_kl:
         _anchor(model, run_dir, resumed is None)
     warm_validation = evaluation.seconds
     progress = sys.stderr.isatty() if config.progress_bar is None else config.progress_bar
-    started, cpu_started = time.perf_counter(), time.process_time()
+    started = time.perf_counter()
     if config.timesteps > start:
         with _unchecked_distributions():
             model.learn(

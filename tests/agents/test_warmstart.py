@@ -19,7 +19,7 @@ from stable_baselines3.common.distributions import make_proba_distribution
 
 import baselines
 from agents.masking import FusedMaskablePolicy, fused_distribution
-from agents.runs import WARM_START, read_evaluations
+from agents.runs import WARM_START, read_evaluations, read_provenance
 from agents.train import TrainConfig, train
 from agents.warmstart import (
     Demonstrations,
@@ -471,7 +471,10 @@ def test_the_warm_start_teaches_with_the_baselines_arguments(tiny: dict[str, Any
     np.testing.assert_array_equal(labels, by_hand)
     assert (labels != 0).any()  # the planner leaves HRF-EASY's decision somewhere
     train(config, tmp_path)
-    assert json.loads((tmp_path / WARM_START).read_text())["baseline_kwargs"] == {"futures": 2}
+    report = json.loads((tmp_path / WARM_START).read_text())
+    assert report["baseline_kwargs"] == {"futures": 2}
+    # the run's training budget counts its warm start (the planner's trials: most of this run's CPU time)
+    assert read_provenance(tmp_path)["train_cpu_seconds"] > report["cpu_seconds"] > 0
 
 
 def test_trials_that_play_on_with_option_zero_choose_as_those_that_ask_the_baseline() -> None:
