@@ -17,7 +17,7 @@ import baselines
 import schedenv
 from agents.algorithms import ALGORITHMS, compatible_algorithms
 from agents.extractors import SlotSetExtractor, slot_layout
-from agents.runs import CONFIG, MODEL, checkpoint_paths, checkpoints, read_config, write_config
+from agents.runs import CONFIG, MODEL, WARM_START, checkpoint_paths, checkpoints, read_config, write_config
 from agents.train import TrainConfig, resolve_config, train
 from schedenv.comparison import objective_metric
 from schedenv.evaluation import evaluate
@@ -162,7 +162,9 @@ def test_the_phases_of_a_run_add_up_to_its_wall_time(tiny: dict[str, Any], tmp_p
     assert tuple(result.phases) == PHASES
     assert all(seconds >= 0 for seconds in result.phases.values()), result.phases
     assert 0.9 * wall <= sum(result.phases.values()) <= wall  # what the call spent, measured inside it
-    assert result.phases["warm_start"] < 1e-3  # none configured
+    # none configured: nothing cloned, and the phase is only the few statements around the skipped call (a bound
+    # loose enough for a preempted process on a busy machine, not a speed figure)
+    assert not (tmp_path / WARM_START).exists() and result.phases["warm_start"] < 0.05 * wall
     assert [row["timesteps"] for row in result.evaluations] == [128, 256]
     assert result.phases["validation"] >= sum(row["seconds"] for row in result.evaluations)
     assert result.phases["rollout"] > 0 and result.phases["update"] > 0
