@@ -162,7 +162,8 @@ def check_lookahead_space(env: gym.Env) -> None:
 
 def teacher(baseline: str, lookahead: bool, kwargs: Mapping[str, Any] | None = None) -> Policy | Lookahead:
     """The policy whose actions are cloned: ``baseline`` made with ``kwargs``, or its ``Lookahead``."""
-    return Lookahead(baseline, **(kwargs or {})) if lookahead else baselines.make(baseline, **(kwargs or {}))
+    arguments = dict(kwargs or {})
+    return Lookahead(baseline, **arguments) if lookahead else baselines.make(baseline, **arguments)
 
 
 def check_baseline_kwargs(baseline: str, kwargs: Any) -> None:

@@ -48,9 +48,9 @@ def package_version() -> str:
 def _list(_: argparse.Namespace) -> int:
     for entry in family.families():
         reference = entry.paper_policy
-        names = ", ".join(f"{n}*" if n == reference else n for n in baselines.available(entry.env_id))
-        print(f"{entry.env_id}\n  baselines (* = paper policy): {names}")
         listed = baselines.available(entry.env_id)
+        names = ", ".join(f"{n}*" if n == reference else n for n in listed)
+        print(f"{entry.env_id}\n  baselines (* = paper policy): {names}")
         planners = [n for n in baselines.available(entry.env_id, planners=True) if n not in listed]
         if planners:
             print(f"  planners (slow; name them with --contenders): {', '.join(planners)}")
