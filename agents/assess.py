@@ -13,6 +13,8 @@ interface, not the workload, and a baseline played through another mode's neares
   policy's mean (the ratio of means);
 - ``ratio_ci95``: its 95% two-level paired bootstrap interval (``schedenv.stats.ratio_of_means``:
   runs resampled, then seeds resampled together for agent and baseline, 10 000 resamples);
+- ``seed_view``: where each (run, test seed) pair lands against the paper policy on that seed: ``below``,
+  ``equal`` (within ``schedenv.stats.SEED_TIE``), ``above``, ``median_ratio`` and ``worst_ratio``;
 - ``best_baseline``: the baseline of the env with the lowest mean on the same seeds (baselines that
   cannot act in the configuration, e.g. size-aware dispatchers without ``size_known``, are skipped
   and listed), and ``best_baseline_ratio`` the agent's mean over its mean.
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import gymnasium as gym
@@ -32,7 +34,7 @@ from gymnasium.vector import AutoresetMode
 import baselines
 from schedenv.comparison import evaluate_applicable
 from schedenv.evaluation import EvaluationResult, seed_text
-from schedenv.stats import RatioOfMeans, ratio_of_means
+from schedenv.stats import RatioOfMeans, SeedView, ratio_of_means, seed_view
 
 BATCH = 512
 """Test seeds played at once (one batched env of this many copies): a step's cost is mostly per call (the
@@ -199,6 +201,11 @@ class Assessment:
         """The 95% interval of ``ratio(name)`` (``headline``)."""
         return self.headline(name).ci95
 
+    def seed_view(self, name: str) -> SeedView:
+        """Where each (training run, test seed) pair lands against baseline ``name`` on that seed
+        (``schedenv.stats.seed_view``)."""
+        return seed_view(self.run_costs, self.values(name))
+
     def summary(self) -> dict[str, Any]:
         """The JSON fields of ``schedenv evaluate --agent`` that describe the comparison."""
         best = self.best_baseline
@@ -211,6 +218,7 @@ class Assessment:
             "ratio_ci95": list(self.ratio_ci95(self.reference)),
             "per_seed": [float(v) for v in self.agent],
             "run_ratios": [float(run.mean() / self.values(self.reference).mean()) for run in self.run_costs],
+            "seed_view": asdict(self.seed_view(self.reference)),
             "test_seeds": list(self.seeds),
             "best_baseline": best,
             "best_baseline_mean": float(self.values(best).mean()),

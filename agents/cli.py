@@ -202,6 +202,7 @@ def evaluate_agent(args: argparse.Namespace) -> int:
     the paper policy with the two-level bootstrap interval (``schedenv.stats.ratio_of_means``).
     ``--env-kwargs`` merges over the runs' training env kwargs. ``--json`` prints one JSON document
     on stdout with, besides the comparison rows: ``ratio`` and ``ratio_ci95``, ``run_ratios``,
+    ``seed_view`` (the (run, seed) pairs below, equal to and above the paper policy on their seed),
     ``per_seed``, ``test_seeds``, ``train_seeds``, ``split``, ``env_kwargs`` (as played), ``agent``
     (the form read), ``best_baseline`` and ``best_baseline_ratio``.
     """
@@ -284,6 +285,7 @@ def evaluate_agent(args: argparse.Namespace) -> int:
         f"seeds resampled); best baseline {best}: ratio {result.ratio(best):.4f}",
         file=report,
     )
+    print(f"per seed against {result.reference}: {result.seed_view(result.reference)}", file=report)
     if args.json:
         summary = {
             **rows[0],

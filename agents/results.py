@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from agents.protocol import split_range
 from schedenv.reporting import markdown_table
-from schedenv.stats import RatioOfMeans, iqm_interval, ratio_of_means
+from schedenv.stats import RatioOfMeans, iqm_interval, ratio_of_means, seed_view
 
 SCHEMA = 1
 """Version of the JSON layout below."""
@@ -183,35 +182,11 @@ def within(value: float, low: float, high: float) -> bool:
     return low * (1.0 - GOAL_TOLERANCE) <= value <= high * (1.0 + GOAL_TOLERANCE)
 
 
-def seed_ratios(costs: ArrayLike, reference: ArrayLike) -> np.ndarray:
-    """Each test seed's cost over the reference's on the same seed: the paired view behind a ratio of means."""
-    return np.asarray(costs, dtype=float) / np.asarray(reference, dtype=float)
-
-
-SEED_TIE = 1e-9
-"""Costs within this (relative) of the reference's on a seed are equal to it: an agent that plays the reference's
-every decision (a clone) scores its cost to rounding (within about 1e-15), as its metrics are summed elsewhere."""
-
-
-def seed_counts(costs: ArrayLike, reference: ArrayLike) -> tuple[int, int, int]:
-    """How many test seeds the costs are below, equal to (within ``SEED_TIE``) and above the reference's on the
-    same seed."""
-    mine, theirs = np.asarray(costs, dtype=float), np.asarray(reference, dtype=float)
-    tied = np.abs(mine - theirs) <= SEED_TIE * np.abs(theirs)
-    return int((~tied & (mine < theirs)).sum()), int(tied.sum()), int((~tied & (mine > theirs)).sum())
-
-
 def _per_seed_line(results: RLResults) -> str:
-    """The headline's per-seed line: over every (run, test seed) pair, where the agent lands against the paper
-    policy, and the median pair's ratio (docs/rl/index.md, "Results against the papers' policies")."""
-    reference = results.baselines[results.reference]
-    counts = np.array([seed_counts(run.costs, reference) for run in results.runs]).sum(axis=0)
-    median = float(np.median([seed_ratios(run.costs, reference) for run in results.runs]))
-    below, equal, above = (int(count) for count in counts)
-    return (
-        f"- per seed: below {results.reference} on {below}, equal on {equal} and above on {above} of the "
-        f"{counts.sum()} (run, test seed) pairs; the median pair's ratio {median:.4f}"
-    )
+    """The headline's per-seed line: where every (run, test seed) pair lands against the paper policy
+    (``schedenv.stats.seed_view``)."""
+    view = seed_view([run.costs for run in results.runs], results.baselines[results.reference])
+    return f"- per seed against {results.reference}: {view}"
 
 
 def render_markdown(results: RLResults, picture: str | None = None) -> str:
@@ -273,11 +248,11 @@ def render_markdown(results: RLResults, picture: str | None = None) -> str:
                     f"{np.mean(run.costs):.6g}",
                     f"{np.mean(run.costs) / base.mean():.4f}",
                     f"{run.train_cpu_seconds / 60:.1f}",
-                    f"{np.median(seed_ratios(run.costs, base)):.4f}",
-                    f"{np.max(seed_ratios(run.costs, base)):.4f}",
-                    " / ".join(map(str, seed_counts(run.costs, base))),
+                    f"{view.median_ratio:.4f}",
+                    f"{view.worst_ratio:.4f}",
+                    f"{view.below} / {view.equal} / {view.above}",
                 )
-                for run in results.runs
+                for run, view in ((run, seed_view(run.costs, base)) for run in results.runs)
             ],
         ),
         "",

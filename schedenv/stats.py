@@ -145,6 +145,62 @@ def ratio_of_means(
     return RatioOfMeans(point, min(float(low), point), max(float(high), point), n_runs, n_seeds)
 
 
+SEED_TIE = 1e-9
+"""Costs within this (relative) of the reference's on a seed are equal to it (``seed_view``): an agent that plays
+the reference's every decision (a clone) scores its cost to rounding (within about 1e-15), its metrics being
+summed by other code."""
+
+
+@dataclass(frozen=True)
+class SeedView:
+    """Where (run, test seed) pairs land against a reference on the same seed: the paired view that a ratio of means
+    sums up (docs/rl/index.md, "The headline statistic")."""
+
+    below: int
+    """Pairs whose cost is below the reference's (beyond ``SEED_TIE``)."""
+    equal: int
+    """Pairs whose cost equals the reference's within ``SEED_TIE``."""
+    above: int
+    """Pairs whose cost is above the reference's (beyond ``SEED_TIE``)."""
+    median_ratio: float
+    """The median pair's cost over the reference's."""
+    worst_ratio: float
+    """The highest pair's cost over the reference's."""
+
+    def __str__(self) -> str:
+        return (
+            f"below on {self.below}, equal on {self.equal} and above on {self.above} of the "
+            f"{self.below + self.equal + self.above} (run, test seed) pairs; the median pair's ratio "
+            f"{self.median_ratio:.4f}"
+        )
+
+
+def seed_view(
+    runs: Sequence[Sequence[float]] | Sequence[float] | np.ndarray, reference: Sequence[float] | np.ndarray
+) -> SeedView:
+    """The ``SeedView`` of a (runs x seeds) cost matrix, or of one run's costs, against ``reference`` (one positive
+    cost per seed)."""
+    costs = np.atleast_2d(np.asarray(runs, dtype=float))
+    base = np.asarray(reference, dtype=float)
+    if costs.ndim != 2 or base.ndim != 1 or costs.shape[1] != base.size or costs.size == 0:
+        raise ValueError(
+            f"runs must be a non-empty (runs x seeds) matrix or one run's costs, and reference one value per seed; "
+            f"got shapes {np.shape(runs)} and {base.shape}"
+        )
+    if not (base > 0).all():
+        lowest = float(base.min())
+        raise ValueError(f"the reference's costs must be positive on every seed, got a minimum of {lowest!r}")
+    tied = np.abs(costs - base) <= SEED_TIE * base
+    ratios = costs / base
+    return SeedView(
+        int((~tied & (costs < base)).sum()),
+        int(tied.sum()),
+        int((~tied & (costs > base)).sum()),
+        float(np.median(ratios)),
+        float(ratios.max()),
+    )
+
+
 def iqm(scores: np.ndarray) -> float:
     """Interquartile mean of all entries of ``scores``: the mean of the middle 50% (25% trimmed each side).
 

@@ -195,3 +195,41 @@ def test_ratio_of_means_refuses_mismatched_shapes_and_a_zero_reference() -> None
         ratio_of_means(np.ones((2, 3)), np.ones(2))
     with pytest.raises(ValueError, match="positive sum"):
         ratio_of_means(np.ones((1, 2)), np.zeros(2))
+
+
+def test_the_seed_view_counts_each_run_and_seed_against_the_reference_on_that_seed() -> None:
+    """Two runs on four seeds, reference 1, 2, 3, 4. Run 0 costs 0.5x, 1x, 1.2x and 2x it (ratio of means 1.41:
+    one win and one tie inside it), run 1 1.3x on every seed. Pairs by ratio: 0.5, 1, 1.2, 1.3 x 4, 2."""
+    from schedenv.stats import SeedView, seed_view
+
+    reference = [1.0, 2.0, 3.0, 4.0]
+    runs = [[0.5, 2.0, 3.6, 8.0], [1.3, 2.6, 3.9, 5.2]]
+    view = seed_view(runs, reference)
+    assert (view.below, view.equal, view.above) == (1, 1, 6)
+    assert view.median_ratio == pytest.approx(1.3) and view.worst_ratio == pytest.approx(2.0)
+    assert (
+        str(view)
+        == "below on 1, equal on 1 and above on 6 of the 8 (run, test seed) pairs; the median pair's ratio 1.3000"
+    )
+    one = seed_view(runs[0], reference)  # one run's costs
+    assert one == SeedView(1, 1, 2, pytest.approx(1.1), pytest.approx(2.0))
+
+
+def test_a_clone_ties_on_every_seed_however_its_last_bits_fall() -> None:
+    from schedenv.stats import SEED_TIE, seed_view
+
+    reference = np.array([1.0, 2.0, 3.0, 4.0])
+    rounded = reference * (1.0 + np.array([2e-16, -4e-16, 0.0, 1e-12]))  # a clone's costs, summed elsewhere
+    assert (seed_view(rounded, reference).below, seed_view(rounded, reference).equal) == (0, 4)
+    beyond = reference * (1.0 + 10 * SEED_TIE * np.array([1.0, -1.0, 1.0, 1.0]))
+    view = seed_view(beyond, reference)
+    assert (view.below, view.equal, view.above) == (1, 0, 3)
+
+
+def test_the_seed_view_refuses_mismatched_shapes_and_a_non_positive_reference() -> None:
+    from schedenv.stats import seed_view
+
+    with pytest.raises(ValueError, match=r"one value per seed; got shapes \(2, 3\) and \(2,\)"):
+        seed_view(np.ones((2, 3)), np.ones(2))
+    with pytest.raises(ValueError, match=r"positive on every seed, got a minimum of 0\.0"):
+        seed_view([1.0, 1.0], [1.0, 0.0])

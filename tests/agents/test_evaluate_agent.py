@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from agents.train import TrainConfig, train
 from schedenv.cli import main
 from schedenv.evaluation import evaluate
-from schedenv.stats import ratio_of_means
+from schedenv.stats import ratio_of_means, seed_view
 
 ONLINE_AT_HALF = {"mode": "online", "n_arrivals": 20, "max_jobs": 8, "load": 0.5}
 
@@ -70,6 +71,9 @@ def test_several_runs_report_their_ratio_of_means_with_the_run_level_interval(
     reference = evaluate("schedenv/Malleable-v0", "hesrpt", range(6), keep_records=False, **ONLINE_AT_HALF)
     expected = ratio_of_means(costs, reference.values("mean_slowdown"))
     assert both["ratio_ci95"] == pytest.approx(list(expected.ci95), rel=1e-12)
+    view = seed_view(costs, reference.values("mean_slowdown"))  # the (run, seed) pairs, not the run-averaged seeds
+    assert both["seed_view"] == pytest.approx(asdict(view), rel=1e-12)
+    assert sum(both["seed_view"][key] for key in ("below", "equal", "above")) == 12
     assert both["agents"] == [str(folder) for folder in two_runs] and len(both["train_seeds"]) == 4
 
 
