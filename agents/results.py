@@ -390,7 +390,8 @@ def plot_learning_curves(results: RLResults, path: str | Path) -> None:
 def headline_row(results: RLResults) -> tuple[str, ...]:
     """The row of one result in the README's headline table: the ratio of means with its interval at the
     training setting, the best baseline there when it is not the paper policy, and the ratios at the
-    other settings (their intervals are on the result's page)."""
+    other settings (their intervals are on the result's page), and where its (run, test seed) pairs land against
+    the paper policy on their seed (``schedenv.stats.seed_view``)."""
     reference = results.reference
     trained = results.training_setting
     best = trained.best_baseline(reference)
@@ -404,6 +405,7 @@ def headline_row(results: RLResults) -> tuple[str, ...]:
         f"{_interval(trained.headline(reference))} x {reference}",
         "the paper policy" if best == reference else f"{best}: {trained.headline(best).ratio:.4f}",
         others,
+        "{0.below} / {0.equal} / {0.above}".format(seed_view(trained.costs, results.baselines[reference])),
         f"{len(results.runs)} x {len(results.test_seeds)}",
     )
 
@@ -415,6 +417,7 @@ def headline_table(results: list[RLResults]) -> str:
         "agent / paper policy (ratio of means, 95%)",
         "best baseline: agent / it",
         "agent / paper policy at other settings",
+        "pairs below / equal / above it",
         "runs x seeds",
     )
     return markdown_table(header, [headline_row(result) for result in results])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agents.results import from_dict, load_results, plot_learning_curves, render_markdown, within
+from agents.results import from_dict, headline_row, load_results, plot_learning_curves, render_markdown, within
 
 SEALED = [1_000_000_000, 1_000_000_001, 1_000_000_002, 1_000_000_003]
 
@@ -109,6 +109,7 @@ def test_the_page_gives_the_per_seed_view_beside_the_ratio_of_means(tmp_path: Pa
     # pairs in order: 0.5, 1, 1.2, then four of 1.3 (run 1), then 2: the median is 1.3
     per_seed = "per seed against hesrpt: below on 1, equal on 1 and above on 6 of the 8 (run, test seed) pairs"
     assert f"{per_seed}; the median pair's ratio 1.3000" in page
+    assert headline_row(results)[4] == "1 / 1 / 6"  # the README's column: pairs below / equal / above the reference
 
 
 def test_the_learning_curve_picture_is_a_png(tmp_path: Path) -> None:
