@@ -19,7 +19,7 @@ from agents.protocol import LATER_FIELDS, SEALED_TEST_SEEDS, config_hash, earlie
 from agents.results import RLResults, load_results, within
 from agents.train import CONFIG_DIR, resolve_config
 from schedenv.cli import main as schedenv_main
-from schedenv.stats import ratio_of_means
+from schedenv.stats import ratio_of_means, seed_view
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import rl_versus_paper
@@ -151,6 +151,28 @@ def test_every_committed_results_page_is_generated_from_its_json() -> None:
         assert path.with_suffix(".md").read_text() == render_results.rendered(path), (
             f"{path.name}: run python benchmarks/render_results.py --update-results"
         )
+
+
+def test_no_committed_offline_malleable_result_beats_hesrpt_on_any_seed() -> None:
+    """heSRPT is the optimal offline policy for mean slowdown with speedup k^p, 0 < p < 1 (heSRPT paper, Theorem 5),
+    so on every seed of every committed offline Malleable result, at each of its settings, neither the agent's runs
+    nor any baseline may cost less than heSRPT beyond rounding (``schedenv.stats.SEED_TIE``): a seed where one did
+    would be a bug in the env, a baseline or the assessment."""
+    import render_results
+
+    offline = [
+        load_results(path)
+        for path in render_results.committed_results()
+        if path.stem.startswith("rl_malleable-offline")
+    ]
+    assert len(offline) >= 4  # two published, two replicated
+    for results in offline:
+        assert results.reference == "hesrpt" and results.env_kwargs.get("mode", "offline") == "offline"
+        assert results.env_kwargs["objective"] == "slowdown"
+        for setting in [results.training_setting, *results.generalisation]:
+            optimal = setting.baselines["hesrpt"]
+            others = [*setting.costs, *setting.baselines.values()]
+            assert seed_view(others, optimal).below == 0, (results.setting, setting.overrides)
 
 
 def test_a_replication_retrains_with_other_seeds_on_other_sealed_seeds_and_says_where_it_lands(
