@@ -306,6 +306,7 @@ def evaluate_agent(args: argparse.Namespace) -> int:
 
 def _rows(agent_name: str, result: Any) -> list[dict[str, Any]]:
     """Comparison rows (the agent, averaged over its runs, first, then every baseline) as ``schedenv evaluate``'s."""
+    from schedenv.comparison import seed_counts
     from schedenv.stats import mean_interval
 
     reference = result.values(result.reference)
@@ -322,6 +323,7 @@ def _rows(agent_name: str, result: Any) -> list[dict[str, Any]]:
                 "reference": result.reference,
                 "reference_mean": float(reference.mean()),
                 "ratio": float(values.mean() / reference.mean()),
+                "seeds": seed_counts(values, reference),
             }
         )
     return rows

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import gymnasium as gym
+import numpy as np
 
 import baselines
 from schedenv import family
 from schedenv.evaluation import EvaluationResult
 from schedenv.fastpath import evaluate_fast
+from schedenv.stats import seed_view
 from schedenv.validation import check_int, suggest
 from schedenv.workloads import from_spec
 
@@ -126,7 +128,8 @@ def strict_json(value: Any) -> Any:
 
 
 def comparison_rows(results: dict[str, EvaluationResult], reference: str, metric: str) -> list[dict[str, Any]]:
-    """One row per contender: mean, 95% interval and the paired ratio to ``reference`` on common seeds."""
+    """One row per contender: mean, 95% interval, the paired ratio to ``reference`` on common seeds, and on how
+    many of them the contender is below, equal to and above it (``seeds``: ``schedenv.stats.seed_view``)."""
     base = results[reference]
     return [
         {
@@ -137,9 +140,17 @@ def comparison_rows(results: dict[str, EvaluationResult], reference: str, metric
             "reference": reference,
             "reference_mean": base.summary[metric].mean,
             "ratio": result.compare(base, metric).ratio,
+            "seeds": seed_counts(*result.paired_values(base, metric)),
         }
         for name, result in results.items()
     ]
+
+
+def seed_counts(costs: np.ndarray, reference: np.ndarray) -> dict[str, int]:
+    """``{"below": b, "equal": e, "above": a}``: the seeds on which ``costs`` lie below, equal to (within
+    ``schedenv.stats.SEED_TIE``) and above ``reference`` (a comparison row's ``seeds``)."""
+    view = seed_view(costs, reference)
+    return {"below": view.below, "equal": view.equal, "above": view.above}
 
 
 def evaluate_applicable(
@@ -181,10 +192,17 @@ def print_comparison(
     baselines that do not apply (``evaluate_applicable``) as n/a with the reason."""
     skipped = not_applicable or {}
     width = max(16, *(len(name) + 2 for name in [*(row["contender"] for row in rows), *skipped]))
-    print(f"{'contender':<{width}} {metric + ' (mean ± 95%)':>34} {'ratio to ' + reference:>20}", file=file)
+    print(
+        f"{'contender':<{width}} {metric + ' (mean ± 95%)':>34} {'ratio to ' + reference:>20} "
+        f"{'seeds below / equal / above':>28}",
+        file=file,
+    )
     for row in rows:
+        seeds = "{below} / {equal} / {above}".format(**row["seeds"])
         print(
-            f"{row['contender']:<{width}} {row['mean']:>20.6g} ± {row['ci95']:<11.3g} {row['ratio']:>20.4f}", file=file
+            f"{row['contender']:<{width}} {row['mean']:>20.6g} ± {row['ci95']:<11.3g} {row['ratio']:>20.4f} "
+            f"{seeds:>28}",
+            file=file,
         )
     for name, reason in skipped.items():
         print(f"{name:<{width}} {'n/a':>20}   ({reason})", file=file)

@@ -108,14 +108,18 @@ class EvaluationResult:
         table["return"] = mean_interval(self.values("return"))
         return table
 
-    def compare(self, reference: EvaluationResult, metric: str) -> PairedComparison:
-        """Paired comparison of ``metric`` against ``reference`` on the common seeds."""
+    def paired_values(self, reference: EvaluationResult, metric: str) -> tuple[np.ndarray, np.ndarray]:
+        """``metric`` of this evaluation and of ``reference`` on their common seeds, in seed order."""
         mine = dict(zip((e.seed for e in self.episodes), self.values(metric), strict=True))
         theirs = dict(zip((e.seed for e in reference.episodes), reference.values(metric), strict=True))
         seeds = sorted(set(mine) & set(theirs))
         if not seeds:
             raise ValueError("the two evaluations share no seeds; a paired comparison needs common seeds")
-        return paired_comparison([mine[s] for s in seeds], [theirs[s] for s in seeds])
+        return np.array([mine[s] for s in seeds]), np.array([theirs[s] for s in seeds])
+
+    def compare(self, reference: EvaluationResult, metric: str) -> PairedComparison:
+        """Paired comparison of ``metric`` against ``reference`` on the common seeds."""
+        return paired_comparison(*self.paired_values(reference, metric))
 
 
 def as_contender(contender: Contender | str, env_id: str | None = None) -> Contender:

@@ -178,8 +178,9 @@ class SeedView:
 def seed_view(
     runs: Sequence[Sequence[float]] | Sequence[float] | np.ndarray, reference: Sequence[float] | np.ndarray
 ) -> SeedView:
-    """The ``SeedView`` of a (runs x seeds) cost matrix, or of one run's costs, against ``reference`` (one positive
-    cost per seed)."""
+    """The ``SeedView`` of a (runs x seeds) cost matrix, or of one run's costs, against ``reference`` (one cost per
+    seed). The ratios are nan when a reference cost is not positive (a mean waiting time of 0, say); the counts
+    are defined all the same."""
     costs = np.atleast_2d(np.asarray(runs, dtype=float))
     base = np.asarray(reference, dtype=float)
     if costs.ndim != 2 or base.ndim != 1 or costs.shape[1] != base.size or costs.size == 0:
@@ -187,11 +188,8 @@ def seed_view(
             f"runs must be a non-empty (runs x seeds) matrix or one run's costs, and reference one value per seed; "
             f"got shapes {np.shape(runs)} and {base.shape}"
         )
-    if not (base > 0).all():
-        lowest = float(base.min())
-        raise ValueError(f"the reference's costs must be positive on every seed, got a minimum of {lowest!r}")
-    tied = np.abs(costs - base) <= SEED_TIE * base
-    ratios = costs / base
+    tied = np.abs(costs - base) <= SEED_TIE * np.abs(base)
+    ratios = costs / base if (base > 0).all() else np.full(costs.shape, np.nan)
     return SeedView(
         int((~tied & (costs < base)).sum()),
         int(tied.sum()),

@@ -43,7 +43,9 @@ def test_evaluate_json_rows_and_optimality_of_hesrpt(capsys: pytest.CaptureFixtu
     assert table["rows"][0]["contender"] == "hesrpt"  # the reference comes first
     reference_mean = rows["hesrpt"]["mean"]
     for row in table["rows"]:
-        assert set(row) == {"contender", "env_id", "mean", "ci95", "reference", "reference_mean", "ratio"}
+        assert set(row) == {"contender", "env_id", "mean", "ci95", "reference", "reference_mean", "ratio", "seeds"}
+        # heSRPT is optimal on every seed, not only on average: no seed below it (3 seeds: 6 jobs at time 0)
+        assert row["seeds"]["below"] == 0 and sum(row["seeds"].values()) == 3
         assert row["env_id"] == ENV_ID
         assert row["reference"] == "hesrpt"
         assert row["reference_mean"] == reference_mean
@@ -51,8 +53,8 @@ def test_evaluate_json_rows_and_optimality_of_hesrpt(capsys: pytest.CaptureFixtu
         assert row["ratio"] == pytest.approx(row["mean"] / reference_mean, rel=1e-12)
         # heSRPT is the optimal offline policy for mean slowdown (Theorem 5): nobody beats it.
         assert row["ratio"] >= 1 - 1e-9
-    assert rows["hesrpt"]["ratio"] == 1.0
-    assert rows["equi"]["ratio"] > 1.0
+    assert rows["hesrpt"]["ratio"] == 1.0 and rows["hesrpt"]["seeds"] == {"below": 0, "equal": 3, "above": 0}
+    assert rows["equi"]["ratio"] > 1.0 and rows["equi"]["seeds"]["above"] == 3
 
 
 def test_evaluate_flow_time_metric_and_contender_subset(capsys: pytest.CaptureFixture[str]) -> None:
