@@ -250,7 +250,7 @@ def render_markdown(results: RLResults, picture: str | None = None) -> str:
                     f"{run.train_cpu_seconds / 60:.1f}",
                     f"{view.median_ratio:.4f}",
                     f"{view.worst_ratio:.4f}",
-                    f"{view.below} / {view.equal} / {view.above}",
+                    view.counts,
                 )
                 for run, view in ((run, seed_view(run.costs, base)) for run in results.runs)
             ],
@@ -405,7 +405,7 @@ def headline_row(results: RLResults) -> tuple[str, ...]:
         f"{_interval(trained.headline(reference))} x {reference}",
         "the paper policy" if best == reference else f"{best}: {trained.headline(best).ratio:.4f}",
         others,
-        "{0.below} / {0.equal} / {0.above}".format(seed_view(trained.costs, results.baselines[reference])),
+        seed_view(trained.costs, results.baselines[reference]).counts,
         f"{len(results.runs)} x {len(results.test_seeds)}",
     )
 

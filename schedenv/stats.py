@@ -167,6 +167,11 @@ class SeedView:
     worst_ratio: float
     """The highest pair's cost over the reference's."""
 
+    @property
+    def counts(self) -> str:
+        """``"below / equal / above"``: the three counts as the results tables print them."""
+        return f"{self.below} / {self.equal} / {self.above}"
+
     def __str__(self) -> str:
         return (
             f"below on {self.below}, equal on {self.equal} and above on {self.above} of the "

@@ -211,6 +211,7 @@ def test_the_seed_view_counts_each_run_and_seed_against_the_reference_on_that_se
         str(view)
         == "below on 1, equal on 1 and above on 6 of the 8 (run, test seed) pairs; the median pair's ratio 1.3000"
     )
+    assert view.counts == "1 / 1 / 6"
     one = seed_view(runs[0], reference)  # one run's costs
     assert one == SeedView(1, 1, 2, pytest.approx(1.1), pytest.approx(2.0))
 
